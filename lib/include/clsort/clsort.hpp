@@ -1,0 +1,9 @@
+// The clsort library: include this one header for the whole public API.
+#pragma once
+
+#include "clsort/device.hpp"
+#include "clsort/error.hpp"
+#include "clsort/opencl.hpp"
+#include "clsort/params.hpp"
+#include "clsort/sorter.hpp"
+#include "clsort/types.hpp"

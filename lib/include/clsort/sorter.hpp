@@ -1,0 +1,82 @@
+// clsort::Sorter: sorts keys and key/value pairs on one OpenCL command queue.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "clsort/error.hpp"
+#include "clsort/opencl.hpp"
+#include "clsort/params.hpp"
+#include "clsort/types.hpp"
+
+namespace clsort {
+
+/// Sorts on one command queue (in-order or out-of-order). Scratch buffers and compiled kernels
+/// are kept and reused across calls. A Sorter is not thread-safe: use one per thread (several
+/// Sorters may share a context, a device and the process-wide program cache).
+class Sorter {
+ public:
+  /// Uses the built-in default parameters for the queue's device.
+  explicit Sorter(cl::CommandQueue queue);
+  /// Uses `params` for every sort (validated against the device; throws clsort::Error).
+  Sorter(cl::CommandQueue queue, const Params& params);
+  ~Sorter();
+  Sorter(Sorter&&) noexcept;
+  Sorter& operator=(Sorter&&) noexcept;
+
+  /// Sorts host keys in place; synchronous. On error the keys are left unchanged.
+  template <class Key>
+  void sort(std::span<Key> keys, const SortOptions& options = {}) {
+    sort_host(keys.data(), keys.size(), key_type_of<Key>(), nullptr, 0, options);
+  }
+
+  /// Sorts host keys in place and moves each value with its key; synchronous. Values may be any
+  /// trivially copyable type of 1, 2, 4, 8 or 16 bytes. On error both spans are left unchanged.
+  template <class Key, class Value>
+  void sort_pairs(std::span<Key> keys, std::span<Value> values, const SortOptions& options = {}) {
+    static_assert(std::is_trivially_copyable_v<Value> && is_supported_value_size(sizeof(Value)),
+                  "values must be trivially copyable and 1, 2, 4, 8 or 16 bytes");
+    if (values.size() != keys.size())
+      throw Error("sort_pairs", "keys and values differ in length (" +
+                                    std::to_string(keys.size()) + " vs " +
+                                    std::to_string(values.size()) + ")");
+    sort_host(keys.data(), keys.size(), key_type_of<Key>(), values.data(), sizeof(Value), options);
+  }
+
+  /// Sorts the first n keys of a device buffer in place; asynchronous. Starts after `wait_events`
+  /// (and after this Sorter's previous sort); the returned event completes with the sort.
+  cl::Event sort(const cl::Buffer& keys, std::uint64_t n, KeyType type,
+                 const SortOptions& options = {},
+                 const std::vector<cl::Event>* wait_events = nullptr);
+
+  /// Like sort(), moving `value_bytes`-sized values of the `values` buffer with their keys.
+  cl::Event sort_pairs(const cl::Buffer& keys, const cl::Buffer& values, std::uint64_t n,
+                       KeyType type, std::size_t value_bytes, const SortOptions& options = {},
+                       const std::vector<cl::Event>* wait_events = nullptr);
+
+  /// The parameters used for a sort of n keys of `type` with values of `value_bytes` (0: keys
+  /// only).
+  const Params& params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const;
+
+  const cl::CommandQueue& queue() const;
+
+ private:
+  struct Impl;
+  void sort_host(void* keys, std::size_t n, KeyType type, void* values, std::size_t value_bytes,
+                 const SortOptions& options);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Counts of how kernel programs were obtained in this process (all Sorters together).
+struct BuildStatistics {
+  std::uint64_t compiled = 0;          ///< built from source
+  std::uint64_t loaded_from_disk = 0;  ///< built from a binary in the on-disk cache
+  std::uint64_t reused = 0;            ///< found already built in memory
+};
+BuildStatistics build_statistics();
+
+}  // namespace clsort

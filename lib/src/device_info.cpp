@@ -1,0 +1,46 @@
+// Queries device limits and the device/driver fingerprint.
+#include "device_info.hpp"
+
+#include "cl_check.hpp"
+
+namespace clsort::detail {
+namespace {
+
+template <cl_device_info Info, class T = typename cl::detail::param_traits<cl::detail::cl_device_info, Info>::param_type>
+T device_info(const cl::Device& device) {
+  T value{};
+  check(device.getInfo(Info, &value), "query device", "clGetDeviceInfo failed");
+  return value;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+DeviceLimits query_limits(const cl::Device& device) {
+  DeviceLimits limits;
+  limits.name = trimmed(device_info<CL_DEVICE_NAME>(device));
+  limits.is_cpu = (device_info<CL_DEVICE_TYPE>(device) & CL_DEVICE_TYPE_CPU) != 0;
+  limits.max_work_group_size = device_info<CL_DEVICE_MAX_WORK_GROUP_SIZE>(device);
+  const auto item_sizes = device_info<CL_DEVICE_MAX_WORK_ITEM_SIZES>(device);
+  if (!item_sizes.empty() && item_sizes[0] < limits.max_work_group_size)
+    limits.max_work_group_size = item_sizes[0];
+  limits.local_memory_bytes = device_info<CL_DEVICE_LOCAL_MEM_SIZE>(device);
+  limits.max_allocation_bytes = device_info<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device);
+  return limits;
+}
+
+std::string device_fingerprint(const cl::Device& device) {
+  const cl::Platform platform(device_info<CL_DEVICE_PLATFORM>(device));
+  std::string platform_version;
+  check(platform.getInfo(CL_PLATFORM_VERSION, &platform_version), "query platform");
+  return trimmed(device_info<CL_DEVICE_VENDOR>(device)) + "|" +
+         trimmed(device_info<CL_DEVICE_NAME>(device)) + "|" +
+         trimmed(device_info<CL_DRIVER_VERSION>(device)) + "|" +
+         trimmed(device_info<CL_DEVICE_VERSION>(device)) + "|" + trimmed(platform_version);
+}
+
+}  // namespace clsort::detail

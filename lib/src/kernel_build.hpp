@@ -1,0 +1,21 @@
+// Renders a kernel template, builds it through the program cache and checks kernel limits.
+#pragma once
+
+#include <string>
+
+#include "clsort/opencl.hpp"
+#include "template_engine.hpp"
+
+namespace clsort::detail {
+
+/// Renders the embedded template `template_name` with `context` and builds it for `device`.
+cl::Program build_template(const cl::Context& context, const cl::Device& device,
+                           const std::string& template_name, const TemplateContext& context_vars);
+
+/// Creates kernel `name` and checks that it can run work-groups of `work_group_size` items
+/// (CL_KERNEL_WORK_GROUP_SIZE) within the device's local memory; `parameter` names the
+/// parameter that sets the work-group size in the error.
+cl::Kernel make_kernel(const cl::Program& program, const cl::Device& device, const char* name,
+                       std::size_t work_group_size, const char* parameter);
+
+}  // namespace clsort::detail

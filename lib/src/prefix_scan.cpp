@@ -1,0 +1,48 @@
+// Multi-level exclusive scan: scan tiles, scan the tile totals recursively, add them back.
+#include "prefix_scan.hpp"
+
+#include "kernel_args.hpp"
+#include "kernel_build.hpp"
+
+namespace clsort::detail {
+
+PrefixScan::PrefixScan(const cl::Context& context, const cl::Device& device, bool wide_offsets,
+                       int work_group_size, int elements_per_thread)
+    : context_(context),
+      wide_(wide_offsets),
+      work_group_size_(static_cast<std::size_t>(work_group_size)),
+      tile_(static_cast<std::uint64_t>(work_group_size) * elements_per_thread) {
+  const TemplateContext vars{
+      {"offset_type", std::string(wide_offsets ? "ulong" : "uint")},
+      {"work_group_size", std::int64_t{work_group_size}},
+      {"scan_elements_per_thread", std::int64_t{elements_per_thread}},
+  };
+  const cl::Program program = build_template(context, device, "scan.cl", vars);
+  scan_tiles_ = make_kernel(program, device, "scan_tiles", work_group_size_, "scan_work_group_size");
+  add_tile_offsets_ =
+      make_kernel(program, device, "add_tile_offsets", work_group_size_, "scan_work_group_size");
+}
+
+cl::Event PrefixScan::run(const cl::CommandQueue& queue, const cl::Buffer& data,
+                          std::uint64_t length, std::vector<cl::Event> waits) {
+  return run_level(queue, data, length, 0, std::move(waits));
+}
+
+cl::Event PrefixScan::run_level(const cl::CommandQueue& queue, const cl::Buffer& data,
+                                std::uint64_t length, std::size_t level,
+                                std::vector<cl::Event> waits) {
+  const std::uint64_t tiles = (length + tile_ - 1) / tile_;
+  if (tile_sums_.size() <= level) tile_sums_.resize(level + 1);
+  const std::size_t offset_bytes = wide_ ? 8 : 4;
+  const cl::Buffer sums = tile_sums_[level].at_least(context_, tiles * offset_bytes, "scan tile sums");
+
+  KernelArgs(scan_tiles_, wide_).buffer(data).offset(length).buffer(sums);
+  cl::Event done = launch(queue, scan_tiles_, tiles * work_group_size_, work_group_size_, waits);
+  if (tiles == 1) return done;
+
+  done = run_level(queue, sums, tiles, level + 1, {done});
+  KernelArgs(add_tile_offsets_, wide_).buffer(data).offset(length).buffer(sums);
+  return launch(queue, add_tile_offsets_, tiles * work_group_size_, work_group_size_, {done});
+}
+
+}  // namespace clsort::detail

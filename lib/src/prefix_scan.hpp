@@ -1,0 +1,34 @@
+// Exclusive prefix scan of a device array of offsets, in place, over as many levels as needed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clsort/opencl.hpp"
+#include "device_buffer.hpp"
+
+namespace clsort::detail {
+
+class PrefixScan {
+ public:
+  PrefixScan(const cl::Context& context, const cl::Device& device, bool wide_offsets,
+             int work_group_size, int elements_per_thread);
+
+  /// Replaces data[0, length) by its exclusive prefix sums; runs after `waits`.
+  cl::Event run(const cl::CommandQueue& queue, const cl::Buffer& data, std::uint64_t length,
+                std::vector<cl::Event> waits);
+
+ private:
+  cl::Event run_level(const cl::CommandQueue& queue, const cl::Buffer& data, std::uint64_t length,
+                      std::size_t level, std::vector<cl::Event> waits);
+
+  cl::Context context_;
+  bool wide_;
+  std::size_t work_group_size_;
+  std::uint64_t tile_;
+  cl::Kernel scan_tiles_;
+  cl::Kernel add_tile_offsets_;
+  std::vector<DeviceBuffer> tile_sums_;  // one per level, grown as needed
+};
+
+}  // namespace clsort::detail

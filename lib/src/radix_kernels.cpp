@@ -1,0 +1,101 @@
+// Builds and launches the count and scatter kernels for one configuration.
+#include "radix_kernels.hpp"
+
+#include "kernel_args.hpp"
+#include "kernel_build.hpp"
+
+namespace clsort::detail {
+namespace {
+
+const char* storage_type(std::size_t bytes) {
+  switch (bytes) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    case 4: return "uint";
+    case 8: return "ulong";
+    default: return "ulong2";
+  }
+}
+
+const char* kind_name(KeyKind kind) {
+  switch (kind) {
+    case KeyKind::unsigned_integer: return "unsigned";
+    case KeyKind::signed_integer: return "signed";
+    default: return "float";
+  }
+}
+
+TemplateContext template_variables(const KernelConfig& c) {
+  const std::size_t key_bytes = key_size(c.key_type);
+  const Params& p = c.params;
+  return {
+      {"key_type", std::string(to_string(c.key_type))},
+      {"key_storage", std::string(storage_type(key_bytes))},
+      {"key_bits", static_cast<std::int64_t>(key_bytes * 8)},
+      {"key_kind", std::string(kind_name(key_kind(c.key_type)))},
+      {"exponent_mask", std::string(key_bytes == 8 ? "0x7FF0000000000000UL" : "0x7F800000U")},
+      {"offset_type", std::string(c.wide_offsets ? "ulong" : "uint")},
+      {"value_bytes", static_cast<std::int64_t>(c.value_bytes)},
+      {"value_storage", std::string(storage_type(c.value_bytes))},
+      {"radix_bits", std::int64_t{p.radix_bits}},
+      {"work_group_size", std::int64_t{p.work_group_size}},
+      {"elements_per_thread", std::int64_t{p.elements_per_thread}},
+      {"ranking", std::string(to_string(p.ranking))},
+  };
+}
+
+}  // namespace
+
+RadixKernels::RadixKernels(const cl::Context& context, const cl::Device& device,
+                           const KernelConfig& config)
+    : config_(config) {
+  validate_for_device(config.params, device);
+  const TemplateContext vars = template_variables(config);
+  const auto wg = static_cast<std::size_t>(config.params.work_group_size);
+  count_ = make_kernel(build_template(context, device, "count.cl", vars), device, "count_digits",
+                       wg, "work_group_size");
+  scatter_ = make_kernel(build_template(context, device, "scatter.cl", vars), device,
+                         "scatter_keys", wg, "work_group_size");
+}
+
+std::uint64_t RadixKernels::block_count(std::uint64_t n) const {
+  const Params& p = config_.params;
+  std::uint64_t keys_per_block = static_cast<std::uint64_t>(p.elements_per_thread);
+  if (p.ranking == Ranking::bitmask) keys_per_block *= static_cast<std::uint64_t>(p.work_group_size);
+  return (n + keys_per_block - 1) / keys_per_block;
+}
+
+std::uint64_t RadixKernels::global_size(std::uint64_t blocks) const {
+  const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
+  if (config_.params.ranking == Ranking::bitmask) return blocks * wg;
+  return (blocks + wg - 1) / wg * wg;
+}
+
+cl::Event RadixKernels::count(const cl::CommandQueue& queue, const cl::Buffer& keys,
+                              std::uint64_t n, PassDigit digit, bool descending,
+                              const cl::Buffer& hist, const std::vector<cl::Event>& waits) {
+  const std::uint64_t blocks = block_count(n);
+  KernelArgs(count_, config_.wide_offsets)
+      .buffer(keys)
+      .offset(n)
+      .u32(digit.shift)
+      .u32(digit.mask)
+      .u32(descending)
+      .buffer(hist)
+      .offset(blocks);
+  return launch(queue, count_, global_size(blocks), config_.params.work_group_size, waits);
+}
+
+cl::Event RadixKernels::scatter(const cl::CommandQueue& queue, const PassData& from,
+                                const PassData& to, std::uint64_t n, PassDigit digit,
+                                bool descending, const cl::Buffer& offsets,
+                                const std::vector<cl::Event>& waits) {
+  const std::uint64_t blocks = block_count(n);
+  KernelArgs args(scatter_, config_.wide_offsets);
+  args.buffer(from.keys).buffer(to.keys);
+  if (config_.value_bytes > 0) args.buffer(from.values).buffer(to.values);
+  args.offset(n).u32(digit.shift).u32(digit.mask).u32(descending).buffer(offsets).offset(blocks);
+  return launch(queue, scatter_, global_size(blocks), config_.params.work_group_size, waits);
+}
+
+}  // namespace clsort::detail

@@ -1,0 +1,60 @@
+// The count and scatter kernels of one radix-sort configuration (key type, values, parameters).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clsort/opencl.hpp"
+#include "clsort/params.hpp"
+#include "clsort/types.hpp"
+
+namespace clsort::detail {
+
+/// What a set of kernels is specialized for.
+struct KernelConfig {
+  KeyType key_type = KeyType::u32;
+  std::size_t value_bytes = 0;  ///< 0: keys only
+  bool wide_offsets = false;    ///< 64-bit indices and offsets (needed from 2^32 keys on)
+  Params params;
+};
+
+/// The digit one pass sorts by: (ordered key >> shift) & mask.
+struct PassDigit {
+  unsigned shift = 0;
+  unsigned mask = 0;
+};
+
+/// Keys and (optionally) values of one side of a pass.
+struct PassData {
+  cl::Buffer keys;
+  cl::Buffer values;  ///< unused without values
+};
+
+class RadixKernels {
+ public:
+  RadixKernels(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
+
+  const KernelConfig& config() const { return config_; }
+  /// Number of blocks (histogram columns) for n keys.
+  std::uint64_t block_count(std::uint64_t n) const;
+
+  /// hist[d * blocks + b] = keys of block b whose digit is d, for d <= digit.mask.
+  cl::Event count(const cl::CommandQueue& queue, const cl::Buffer& keys, std::uint64_t n,
+                  PassDigit digit, bool descending, const cl::Buffer& hist,
+                  const std::vector<cl::Event>& waits);
+
+  /// Moves every key (and value) of `from` to `to` at offsets[d * blocks + b] plus its stable
+  /// rank among the keys of block b with digit d. `offsets` is the exclusive scan of count().
+  cl::Event scatter(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
+                    std::uint64_t n, PassDigit digit, bool descending, const cl::Buffer& offsets,
+                    const std::vector<cl::Event>& waits);
+
+ private:
+  std::uint64_t global_size(std::uint64_t blocks) const;
+
+  KernelConfig config_;
+  cl::Kernel count_;
+  cl::Kernel scatter_;
+};
+
+}  // namespace clsort::detail

@@ -1,0 +1,145 @@
+// clsort::Sorter: argument checks, plan selection, host <-> device staging.
+#include "clsort/sorter.hpp"
+
+#include <map>
+#include <tuple>
+
+#include "cl_check.hpp"
+#include "device_info.hpp"
+#include "program_cache.hpp"
+#include "sort_plan.hpp"
+
+namespace clsort {
+
+struct Sorter::Impl {
+  cl::CommandQueue queue;
+  cl::Context context;
+  cl::Device device;
+  detail::DeviceLimits limits;
+  Params params;
+  std::map<std::tuple<KeyType, std::size_t, bool>, std::unique_ptr<detail::SortPlan>> plans;
+  detail::DeviceBuffer host_keys, host_values;  // staging for the host-data API
+  cl::Event last_sort;                          // scratch is shared: sorts run one after another
+
+  Impl(cl::CommandQueue q, std::optional<Params> fixed) : queue(std::move(q)) {
+    detail::check(queue.getInfo(CL_QUEUE_CONTEXT, &context), "query queue");
+    detail::check(queue.getInfo(CL_QUEUE_DEVICE, &device), "query queue");
+    limits = detail::query_limits(device);
+    params = fixed ? *fixed : default_params(device);
+    validate_for_device(params, device);
+  }
+
+  detail::SortPlan& plan(KeyType type, std::size_t value_bytes, std::uint64_t n) {
+    const std::uint64_t block_keys =
+        static_cast<std::uint64_t>(params.elements_per_thread) *
+        (params.ranking == Ranking::bitmask ? static_cast<std::uint64_t>(params.work_group_size) : 1);
+    const std::uint64_t hist_length = (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
+    const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
+    auto& slot = plans[{type, value_bytes, wide}];
+    if (!slot)
+      slot = std::make_unique<detail::SortPlan>(context, device,
+                                                detail::KernelConfig{type, value_bytes, wide, params});
+    return *slot;
+  }
+
+  void check_buffer(const cl::Buffer& buffer, std::uint64_t bytes, const char* what) const {
+    std::size_t size = 0;
+    detail::check(buffer.getInfo(CL_MEM_SIZE, &size), "query buffer", what);
+    if (size < bytes)
+      throw Error("sort", std::string(what) + " buffer holds " + std::to_string(size) +
+                              " bytes; the sort needs " + std::to_string(bytes));
+  }
+
+  void check_allocation(std::uint64_t bytes, std::uint64_t n, const char* what) const {
+    if (bytes > limits.max_allocation_bytes)
+      throw Error("sort", std::to_string(n) + " " + what + " take " + std::to_string(bytes) +
+                              " bytes, over CL_DEVICE_MAX_MEM_ALLOC_SIZE = " +
+                              std::to_string(limits.max_allocation_bytes) + " of " + limits.name);
+  }
+
+  cl::Event enqueue_sort(const detail::PassData& data, std::uint64_t n, KeyType type,
+                         std::size_t value_bytes, const SortOptions& options,
+                         const std::vector<cl::Event>* wait_events) {
+    const unsigned width = key_bits(type);
+    const unsigned end_bit = options.end_bit.value_or(width);
+    if (options.begin_bit > end_bit || end_bit > width)
+      throw Error("sort", "bit range [" + std::to_string(options.begin_bit) + ", " +
+                              std::to_string(end_bit) + ") is invalid for " +
+                              std::string(to_string(type)) + " keys: need begin_bit <= end_bit <= " +
+                              std::to_string(width));
+    if (value_bytes != 0 && !is_supported_value_size(value_bytes))
+      throw Error("sort_pairs", "value size " + std::to_string(value_bytes) +
+                                    " is not one of 1, 2, 4, 8, 16 bytes");
+    check_allocation(n * key_size(type), n, "keys");
+    check_allocation(n * value_bytes, n, "values");
+    check_buffer(data.keys, n * key_size(type), "keys");
+    if (value_bytes > 0) check_buffer(data.values, n * value_bytes, "values");
+
+    std::vector<cl::Event> waits = wait_events ? *wait_events : std::vector<cl::Event>{};
+    if (last_sort()) waits.push_back(last_sort);
+    if (n <= 1 || options.begin_bit == end_bit) {
+      detail::check(queue.enqueueMarkerWithWaitList(&waits, &last_sort), "enqueue marker");
+      return last_sort;
+    }
+    last_sort = plan(type, value_bytes, n)
+                    .run(queue, data, n, options.begin_bit, end_bit, options.descending, waits);
+    return last_sort;
+  }
+};
+
+Sorter::Sorter(cl::CommandQueue queue) : impl_(std::make_unique<Impl>(std::move(queue), std::nullopt)) {}
+Sorter::Sorter(cl::CommandQueue queue, const Params& params)
+    : impl_(std::make_unique<Impl>(std::move(queue), params)) {}
+Sorter::~Sorter() = default;
+Sorter::Sorter(Sorter&&) noexcept = default;
+Sorter& Sorter::operator=(Sorter&&) noexcept = default;
+
+cl::Event Sorter::sort(const cl::Buffer& keys, std::uint64_t n, KeyType type,
+                       const SortOptions& options, const std::vector<cl::Event>* wait_events) {
+  return impl_->enqueue_sort({keys, {}}, n, type, 0, options, wait_events);
+}
+
+cl::Event Sorter::sort_pairs(const cl::Buffer& keys, const cl::Buffer& values, std::uint64_t n,
+                             KeyType type, std::size_t value_bytes, const SortOptions& options,
+                             const std::vector<cl::Event>* wait_events) {
+  if (value_bytes == 0)
+    throw Error("sort_pairs", "value size 0 is not one of 1, 2, 4, 8, 16 bytes");
+  return impl_->enqueue_sort({keys, values}, n, type, value_bytes, options, wait_events);
+}
+
+void Sorter::sort_host(void* keys, std::size_t n, KeyType type, void* values,
+                       std::size_t value_bytes, const SortOptions& options) {
+  Impl& s = *impl_;
+  const std::uint64_t key_bytes = n * key_size(type);
+  const std::uint64_t value_total = n * value_bytes;
+  s.check_allocation(key_bytes, n, "keys");
+  s.check_allocation(value_total, n, "values");
+  detail::PassData data{s.host_keys.at_least(s.context, key_bytes, "keys"), {}};
+  if (value_bytes > 0) data.values = s.host_values.at_least(s.context, value_total, "values");
+  if (n > 0) {
+    detail::check(s.queue.enqueueWriteBuffer(data.keys, CL_TRUE, 0, key_bytes, keys),
+                  "write buffer", "keys to the device");
+    if (value_bytes > 0)
+      detail::check(s.queue.enqueueWriteBuffer(data.values, CL_TRUE, 0, value_total, values),
+                    "write buffer", "values to the device");
+  }
+  cl::Event sorted = s.enqueue_sort(data, n, type, value_bytes, options, nullptr);
+  // Wait first: the host data is only overwritten once the sort is known to have succeeded.
+  detail::check(sorted.wait(), "sort", "waiting for the sort to finish");
+  if (n == 0) return;
+  detail::check(s.queue.enqueueReadBuffer(data.keys, CL_TRUE, 0, key_bytes, keys), "read buffer",
+                "sorted keys");
+  if (value_bytes > 0)
+    detail::check(s.queue.enqueueReadBuffer(data.values, CL_TRUE, 0, value_total, values),
+                  "read buffer", "sorted values");
+}
+
+const Params& Sorter::params_for(KeyType, std::size_t, std::uint64_t) const {
+  return impl_->params;
+}
+
+const cl::CommandQueue& Sorter::queue() const { return impl_->queue; }
+
+BuildStatistics build_statistics() { return detail::program_statistics(); }
+
+}  // namespace clsort

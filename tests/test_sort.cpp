@@ -1,0 +1,139 @@
+// Whole sorts against std::stable_sort: every key type, both orders, keys and pairs, every size
+// class and distribution, with the device's default parameters and with bitmask ranking.
+#include <boost/test/unit_test.hpp>
+
+#include "support/opencl_fixture.hpp"
+#include "support/sort_checks.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+const std::vector<std::size_t> small_sizes{0,   1,   2,    3,    31,   32,   33,
+                                           255, 256, 257, 4095, 4097, 65537};
+
+// The device's default and the GPU-style bitmask ranking, so both run on every device.
+std::vector<Params> ranking_variants() {
+  Params bitmask = default_params(test_device());
+  bitmask.ranking = Ranking::bitmask;
+  bitmask.work_group_size = std::min(bitmask.work_group_size == 1 ? 64 : bitmask.work_group_size, 256);
+  bitmask.elements_per_thread = 8;
+  return {default_params(test_device()), bitmask};
+}
+
+template <class K>
+void sort_all_small_inputs(Sorter& sorter, bool pairs) {
+  std::uint64_t seed = 1;
+  std::size_t value_width_index = 0;
+  for (std::size_t n : small_sizes) {
+    for (Distribution d : all_distributions()) {
+      for (bool descending : {false, true}) {
+        const SortOptions o{.descending = descending};
+        auto keys = make_keys<K>(d, n, seed++);
+        if (pairs) {
+          const std::size_t width = std::size_t{1} << (value_width_index++ % 5);
+          expect_sorted_pairs_of_width(sorter, std::move(keys), o, to_string(d), width);
+        } else {
+          expect_sorted_keys(sorter, std::move(keys), o, to_string(d));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(whole_sorts)
+
+BOOST_AUTO_TEST_CASE(keys_small_sizes_every_type_and_distribution) {
+  for (const Params& params : ranking_variants()) {
+    BOOST_TEST_CONTEXT("ranking " << to_string(params.ranking)) {
+      Sorter sorter(test_queue(), params);
+      for_each_key_type([&]<class K>() { sort_all_small_inputs<K>(sorter, false); });
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pairs_small_sizes_every_type_and_distribution) {
+  for (const Params& params : ranking_variants()) {
+    BOOST_TEST_CONTEXT("ranking " << to_string(params.ranking)) {
+      Sorter sorter(test_queue(), params);
+      for_each_key_type([&]<class K>() { sort_all_small_inputs<K>(sorter, true); });
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_million_keys_every_type) {
+  Sorter sorter(test_queue());
+  const std::size_t n = (std::size_t{1} << 20) + 5;
+  std::uint64_t seed = 100;
+  for_each_key_type([&]<class K>() {
+    for (Distribution d : {Distribution::uniform, Distribution::few_distinct}) {
+      for (bool descending : {false, true}) {
+        const SortOptions o{.descending = descending};
+        expect_sorted_keys(sorter, make_keys<K>(d, n, seed++), o, to_string(d));
+        expect_sorted_pairs<K, std::uint32_t>(sorter, make_keys<K>(d, n, seed++), o, to_string(d));
+      }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(a_few_million_keys) {
+  Sorter sorter(test_queue());
+  const std::size_t n = 3'000'017;
+  std::uint64_t seed = 200;
+  for_each_key_type([&]<class K>() {
+    if constexpr (sizeof(K) >= 4) {
+      for (bool descending : {false, true})
+        expect_sorted_keys(sorter, make_keys<K>(Distribution::uniform, n, seed++),
+                           {.descending = descending}, "uniform");
+    }
+  });
+  expect_sorted_pairs<double, std::uint64_t>(sorter, make_keys<double>(Distribution::extremes, n, 7),
+                                             {}, "extremes");
+}
+
+BOOST_AUTO_TEST_CASE(bit_ranges) {
+  Sorter sorter(test_queue());
+  std::uint64_t seed = 300;
+  for_each_key_type([&]<class K>() {
+    const unsigned width = sizeof(K) * 8;
+    const std::vector<std::pair<unsigned, unsigned>> ranges{
+        {0, 0}, {3, 3}, {0, 1}, {0, 7}, {2, width / 2 + 3}, {width / 2, width}, {width - 1, width},
+        {width, width}, {1, width}};
+    for (auto [begin, end] : ranges) {
+      if (end > width || begin > end) continue;
+      for (bool descending : {false, true}) {
+        const SortOptions o{.descending = descending, .begin_bit = begin, .end_bit = end};
+        expect_sorted_keys(sorter, make_keys<K>(Distribution::uniform, 5003, seed++), o, "uniform");
+        expect_sorted_pairs<K, std::uint32_t>(
+            sorter, make_keys<K>(Distribution::extremes, 3001, seed++), o, "extremes");
+      }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(invalid_bit_ranges_are_errors_and_leave_data_alone) {
+  Sorter sorter(test_queue());
+  std::vector<std::uint32_t> keys{5, 3, 9};
+  const auto original = keys;
+  for (const SortOptions& o : {SortOptions{.begin_bit = 5, .end_bit = 4}, SortOptions{.end_bit = 33},
+                               SortOptions{.begin_bit = 40}}) {
+    BOOST_CHECK_EXCEPTION(sorter.sort(std::span<std::uint32_t>(keys), o), Error,
+                          [](const Error& e) {
+                            return std::string(e.what()).find("bit range") != std::string::npos;
+                          });
+    BOOST_TEST(keys == original);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(mismatched_pair_lengths_are_errors) {
+  Sorter sorter(test_queue());
+  std::vector<float> keys{1, 2, 3};
+  std::vector<std::uint32_t> values{1, 2};
+  BOOST_CHECK_THROW(sorter.sort_pairs(std::span<float>(keys), std::span<std::uint32_t>(values)),
+                    Error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
