@@ -55,6 +55,10 @@ void validate(const Params& params) {
                                              " is outside [" + std::to_string(field.min) + ", " +
                                              std::to_string(field.max) + "]");
   }
+  // A scan tile of one entry would never reduce the number of tile sums.
+  if (params.scan_work_group_size * params.scan_elements_per_thread < 2)
+    throw Error("validate parameters",
+                "scan_work_group_size * scan_elements_per_thread must be at least 2");
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t offset_bytes) {

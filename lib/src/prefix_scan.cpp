@@ -12,6 +12,7 @@ PrefixScan::PrefixScan(const cl::Context& context, const cl::Device& device, boo
       wide_(wide_offsets),
       work_group_size_(static_cast<std::size_t>(work_group_size)),
       tile_(static_cast<std::uint64_t>(work_group_size) * elements_per_thread) {
+  if (tile_ < 2) throw Error("prefix scan", "a scan tile must hold at least 2 entries");
   const TemplateContext vars{
       {"offset_type", std::string(wide_offsets ? "ulong" : "uint")},
       {"work_group_size", std::int64_t{work_group_size}},

@@ -1,0 +1,85 @@
+// Tests of the asynchronous device-buffer API: events, chaining, scratch reuse, size checks.
+#include <boost/test/unit_test.hpp>
+
+#include "support/opencl_fixture.hpp"
+#include "support/sort_checks.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+template <class T>
+cl::Buffer device_copy(const std::vector<T>& data) {
+  return cl::Buffer(test_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                    data.size() * sizeof(T), const_cast<T*>(data.data()));
+}
+
+template <class T>
+std::vector<T> read_back(const cl::Buffer& buffer, std::size_t n, const cl::Event& after) {
+  std::vector<T> data(n);
+  std::vector<cl::Event> waits{after};
+  test_queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(T), data.data(), &waits);
+  return data;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(device_buffers)
+
+BOOST_AUTO_TEST_CASE(chained_sorts_on_device_buffers) {
+  Sorter sorter(test_queue());
+  // Several sorts queued back to back without waiting share the Sorter's scratch buffers.
+  std::vector<std::vector<float>> inputs;
+  std::vector<cl::Buffer> buffers;
+  std::vector<cl::Event> done;
+  for (std::size_t i = 0; i < 4; ++i) {
+    inputs.push_back(make_keys<float>(Distribution::uniform, 10000 + 997 * i, i));
+    buffers.push_back(device_copy(inputs.back()));
+    done.push_back(sorter.sort(buffers.back(), inputs.back().size(), KeyType::f32,
+                               {.descending = i % 2 == 1}));
+  }
+  for (std::size_t i = 0; i < 4; ++i) {
+    const SortOptions o{.descending = i % 2 == 1};
+    const auto expected = permuted(inputs[i], reference_permutation(inputs[i], o));
+    const auto got = read_back<float>(buffers[i], inputs[i].size(), done[i]);
+    BOOST_TEST(first_difference(got, expected) == got.size());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pairs_wait_for_the_given_events) {
+  Sorter sorter(test_queue());
+  const std::size_t n = 30011;
+  const auto keys = make_keys<std::int64_t>(Distribution::few_distinct, n, 9);
+  auto values = position_values<Value16>(n);
+  cl::Buffer key_buffer(test_context(), CL_MEM_READ_WRITE, n * 8);
+  cl::Buffer value_buffer = device_copy(values);
+  cl::Event written;
+  test_queue().enqueueWriteBuffer(key_buffer, CL_FALSE, 0, n * 8, keys.data(), nullptr, &written);
+  const std::vector<cl::Event> waits{written};
+  const cl::Event sorted =
+      sorter.sort_pairs(key_buffer, value_buffer, n, KeyType::i64, sizeof(Value16), {}, &waits);
+  const auto order = reference_permutation(keys, {});
+  BOOST_TEST(first_difference(read_back<std::int64_t>(key_buffer, n, sorted), permuted(keys, order)) == n);
+  BOOST_TEST(first_difference(read_back<Value16>(value_buffer, n, sorted), permuted(values, order)) == n);
+}
+
+BOOST_AUTO_TEST_CASE(buffers_too_small_or_bad_value_sizes_are_errors) {
+  Sorter sorter(test_queue());
+  cl::Buffer small(test_context(), CL_MEM_READ_WRITE, 40);
+  BOOST_CHECK_EXCEPTION(sorter.sort(small, 11, KeyType::u32), Error, [](const Error& e) {
+    return std::string(e.what()).find("keys buffer holds 40 bytes; the sort needs 44") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(sorter.sort_pairs(small, small, 2, KeyType::u32, 3), Error, [](const Error& e) {
+    return std::string(e.what()).find("value size 3") != std::string::npos;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(empty_and_single_sorts_return_completed_events) {
+  Sorter sorter(test_queue());
+  cl::Buffer one(test_context(), CL_MEM_READ_WRITE, 8);
+  BOOST_TEST(sorter.sort(one, 0, KeyType::f64).wait() == CL_SUCCESS);
+  BOOST_TEST(sorter.sort(one, 1, KeyType::f64).wait() == CL_SUCCESS);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,73 @@
+// Sorts with every radix width and a spread of work-group sizes and elements per thread, for both
+// rankings: whatever the tuner may choose must sort correctly.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support/opencl_fixture.hpp"
+#include "support/sort_checks.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+std::vector<Params> sweep(Ranking ranking) {
+  const std::size_t max_wg = test_device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  std::vector<Params> sets;
+  Params base;
+  base.ranking = ranking;
+  base.work_group_size = ranking == Ranking::serial ? 2 : 64;
+  base.elements_per_thread = ranking == Ranking::serial ? 100 : 4;
+  base.scan_work_group_size = 32;
+  base.scan_elements_per_thread = 2;
+  for (int bits = 1; bits <= 8; ++bits) {
+    Params p = base;
+    p.radix_bits = bits;
+    sets.push_back(p);
+  }
+  for (int wg : {1, 13, 32, 100, 256}) {
+    Params p = base;
+    p.work_group_size = wg;
+    p.scan_work_group_size = wg;
+    if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
+  }
+  for (int ept : {1, 3, 31, 1000}) {
+    Params p = base;
+    p.elements_per_thread = ept;
+    p.scan_elements_per_thread = ept % 64;
+    p.scan_elements_per_thread += p.scan_elements_per_thread == 0;
+    sets.push_back(p);
+  }
+  return sets;
+}
+
+void sort_with(const Params& p) {
+  BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+    Sorter sorter(test_queue(), p);
+    BOOST_TEST((sorter.params_for(KeyType::u32, 4, 1) == p));
+    for (std::size_t n : {1u, 33u, 4097u, 50021u}) {
+      for (bool descending : {false, true}) {
+        const SortOptions o{.descending = descending};
+        expect_sorted_keys(sorter, make_keys<std::uint32_t>(Distribution::uniform, n, n), o, "uniform");
+        expect_sorted_pairs<std::uint32_t, std::uint32_t>(
+            sorter, make_keys<std::uint32_t>(Distribution::few_distinct, n, n + 1), o, "few_distinct");
+      }
+    }
+    expect_sorted_keys(sorter, make_keys<double>(Distribution::extremes, 20011, 3), {}, "extremes");
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(parameter_sweep)
+
+BOOST_AUTO_TEST_CASE(serial_ranking) {
+  for (const Params& p : sweep(Ranking::serial)) sort_with(p);
+}
+
+BOOST_AUTO_TEST_CASE(bitmask_ranking) {
+  for (const Params& p : sweep(Ranking::bitmask)) sort_with(p);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,113 @@
+// Tests of parameter sets: ranges, JSON round trips and errors, device checks, the default.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <clsort/clsort.hpp>
+
+#include "support/opencl_fixture.hpp"
+
+using namespace clsort;
+using nlohmann::json;
+using clsort::test::test_device;
+using clsort::test::test_queue;
+
+namespace {
+
+bool message_has(const Error& e, const std::string& fragment) {
+  const bool found = std::string(e.what()).find(fragment) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
+  return found;
+}
+
+void expect_json_error(const json& j, const std::string& fragment) {
+  BOOST_CHECK_EXCEPTION(j.get<Params>(), Error, [&](const Error& e) { return message_has(e, fragment); });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(parameters)
+
+BOOST_AUTO_TEST_CASE(json_round_trip) {
+  Params p;
+  p.radix_bits = 5;
+  p.work_group_size = 48;
+  p.elements_per_thread = 3;
+  p.ranking = Ranking::serial;
+  p.scan_work_group_size = 32;
+  p.scan_elements_per_thread = 7;
+  const json j = p;
+  BOOST_TEST(j["radix_bits"].is_number_integer());
+  BOOST_TEST(j["ranking"] == "serial");
+  BOOST_TEST((j.get<Params>() == p));
+  BOOST_TEST((json::parse(j.dump()).get<Params>() == p));
+}
+
+BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
+  json good = Params{};
+  json j = good;
+  j.erase("work_group_size");
+  expect_json_error(j, "missing field 'work_group_size'");
+  j = good;
+  j["radix_bits"] = 9;
+  expect_json_error(j, "'radix_bits' = 9 is outside [1, 8]");
+  j = good;
+  j["elements_per_thread"] = "16";
+  expect_json_error(j, "'elements_per_thread' must be an integer");
+  j = good;
+  j["ranking"] = "quantum";
+  expect_json_error(j, "field 'ranking' must be");
+  j = good;
+  j["radix_bitz"] = 4;
+  expect_json_error(j, "unknown field 'radix_bitz'");
+  expect_json_error(json::array(), "expected a JSON object");
+}
+
+BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
+  Params p;
+  p.work_group_size = 0;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "work_group_size = 0"); });
+  p = Params{};
+  p.scan_work_group_size = 1;
+  p.scan_elements_per_thread = 1;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "at least 2"); });
+  p = Params{};
+  p.radix_bits = 0;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "radix_bits = 0"); });
+}
+
+BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
+  const cl::Device device = test_device();
+  const auto max_wg = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  Params p = default_params(device);
+  if (max_wg < 4096) {
+    p.work_group_size = static_cast<int>(max_wg) + 1;
+    BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error,
+                          [](const Error& e) { return message_has(e, "CL_DEVICE_MAX_WORK_GROUP_SIZE"); });
+  }
+  // Bitmask ranking needs local memory that grows with the work-group size; a Sorter refuses a
+  // set that needs more than the device has, naming the limit.
+  p = default_params(device);
+  p.ranking = Ranking::bitmask;
+  p.radix_bits = 8;
+  p.work_group_size = 4096;
+  const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  BOOST_TEST(local_memory_bytes(p, 8) == 256u * (128u * 4u + 8u));
+  if (static_cast<std::size_t>(p.work_group_size) <= max_wg && local_memory_bytes(p, 8) > local)
+    BOOST_CHECK_EXCEPTION(Sorter(test_queue(), p), Error,
+                          [](const Error& e) { return message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE"); });
+}
+
+BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
+  const cl::Device device = test_device();
+  const Params p = default_params(device);
+  BOOST_CHECK_NO_THROW(validate_for_device(p, device));
+  Sorter sorter(test_queue());
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1000) == p));
+  Params custom = p;
+  custom.radix_bits = 4;
+  Sorter custom_sorter(test_queue(), custom);
+  BOOST_TEST((custom_sorter.params_for(KeyType::f64, 8, 1 << 20) == custom));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
