@@ -25,20 +25,28 @@ std::uint64_t SortPlan::histogram_length(std::uint64_t n) const {
   return (std::uint64_t{1} << radix_.config().params.radix_bits) * radix_.block_count(n);
 }
 
+SortPlan::Scratch SortPlan::scratch_for(std::uint64_t n) {
+  const KernelConfig& config = radix_.config();
+  Scratch s;
+  s.data.keys = scratch_keys_.at_least(context_, n * key_size(config.key_type), "scratch keys");
+  if (config.value_bytes > 0)
+    s.data.values = scratch_values_.at_least(context_, n * config.value_bytes, "scratch values");
+  const std::size_t offset_bytes = config.wide_offsets ? 8 : 4;
+  s.histogram = histogram_.at_least(context_, histogram_length(n) * offset_bytes, "histograms");
+  return s;
+}
+
+void SortPlan::reserve(std::uint64_t n) { scratch_for(n); }
+
 cl::Event SortPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
                         unsigned begin_bit, unsigned end_bit, bool descending,
                         std::vector<cl::Event> waits) {
   const KernelConfig& config = radix_.config();
-  const std::size_t offset_bytes = config.wide_offsets ? 8 : 4;
-  PassData scratch{scratch_keys_.at_least(context_, n * key_size(config.key_type), "scratch keys"),
-                   {}};
-  if (config.value_bytes > 0)
-    scratch.values = scratch_values_.at_least(context_, n * config.value_bytes, "scratch values");
-  const cl::Buffer hist =
-      histogram_.at_least(context_, histogram_length(n) * offset_bytes, "histograms");
+  const Scratch scratch = scratch_for(n);
+  const cl::Buffer& hist = scratch.histogram;
 
   const PassData* from = &data;
-  const PassData* to = &scratch;
+  const PassData* to = &scratch.data;
   const std::uint64_t blocks = radix_.block_count(n);
   for (const PassDigit& digit : pass_digits(begin_bit, end_bit, config.params.radix_bits)) {
     cl::Event counted = radix_.count(queue, from->keys, n, digit, descending, hist, waits);

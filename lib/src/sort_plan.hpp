@@ -25,10 +25,18 @@ class SortPlan {
                 unsigned begin_bit, unsigned end_bit, bool descending,
                 std::vector<cl::Event> waits);
 
+  /// Allocates the scratch buffers for n keys now (they grow on demand otherwise).
+  void reserve(std::uint64_t n);
+
   /// Histogram entries a sort of n keys needs (all digits of all blocks).
   std::uint64_t histogram_length(std::uint64_t n) const;
 
  private:
+  struct Scratch {
+    PassData data;
+    cl::Buffer histogram;
+  };
+  Scratch scratch_for(std::uint64_t n);
   cl::Event copy_back(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
                       std::uint64_t n, const std::vector<cl::Event>& waits) const;
 

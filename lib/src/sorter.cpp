@@ -134,6 +134,10 @@ void Sorter::sort_host(void* keys, std::size_t n, KeyType type, void* values,
                   "read buffer", "sorted values");
 }
 
+void Sorter::prepare(KeyType type, std::size_t value_bytes, std::uint64_t n) {
+  impl_->plan(type, value_bytes, n).reserve(n);
+}
+
 const Params& Sorter::params_for(KeyType, std::size_t, std::uint64_t) const {
   return impl_->params;
 }

@@ -39,7 +39,7 @@ K from_bits(Bits<K> bits) {
 /// The library's documented order as unsigned bits (written independently of the kernels):
 /// NaN -> all ones, -0.0 -> +0.0, sign-magnitude -> offset binary; descending inverts non-NaN.
 template <class K>
-Bits<K> ordered_bits(K key, bool descending) {
+Bits<K> reference_ordered_bits(K key, bool descending) {
   using B = Bits<K>;
   constexpr B sign = B(B(1) << (sizeof(K) * 8 - 1));
   B o;
@@ -80,7 +80,7 @@ std::vector<std::size_t> reference_permutation(const std::vector<K>& keys, const
     });
   } else {
     const auto field = [&](std::size_t i) {
-      const std::uint64_t bits = ordered_bits(keys[i], o.descending);
+      const std::uint64_t bits = reference_ordered_bits(keys[i], o.descending);
       const unsigned span = end - o.begin_bit;
       return span == 0 ? 0 : (bits >> o.begin_bit) & (span >= 64 ? ~0ULL : (1ULL << span) - 1);
     };

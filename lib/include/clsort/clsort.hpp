@@ -3,6 +3,7 @@
 
 #include "clsort/device.hpp"
 #include "clsort/error.hpp"
+#include "clsort/key_order.hpp"
 #include "clsort/opencl.hpp"
 #include "clsort/params.hpp"
 #include "clsort/sorter.hpp"

@@ -58,6 +58,10 @@ class Sorter {
                        KeyType type, std::size_t value_bytes, const SortOptions& options = {},
                        const std::vector<cl::Event>* wait_events = nullptr);
 
+  /// Builds the kernels and allocates the scratch buffers a sort of n keys of `type` with
+  /// `value_bytes`-byte values (0: keys only) needs, so that the sort itself does neither.
+  void prepare(KeyType type, std::size_t value_bytes, std::uint64_t n);
+
   /// The parameters used for a sort of n keys of `type` with values of `value_bytes` (0: keys
   /// only).
   const Params& params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const;
