@@ -15,10 +15,10 @@ enum class FileFormat { npy, raw };
 struct ArrayFile {
   std::string path;
   FileFormat format = FileFormat::raw;
-  std::string descr;                   ///< npy dtype string (raw files: "")
+  std::string descr;  ///< npy dtype string (raw files: "")
   std::size_t item_size = 0;
-  std::optional<KeyType> key_type;     ///< set when the elements can be keys
-  std::string content;                 ///< the whole file
+  std::optional<KeyType> key_type;  ///< set when the elements can be keys
+  std::string content;              ///< the whole file
   std::size_t data_offset = 0;
   std::uint64_t count = 0;
 

@@ -60,7 +60,8 @@ void AtomicFile::commit() {
     fail("cannot close output");
   }
   fd_ = -1;
-  if (::rename(temporary_.c_str(), destination_.c_str()) != 0) fail("cannot move output into place");
+  if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
+    fail("cannot move output into place");
   temporary_.clear();
 }
 

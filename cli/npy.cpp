@@ -68,7 +68,8 @@ class DictReader {
   std::string read_string() {
     skip_space();
     const char quote = peek();
-    if (quote != '\'' && quote != '"') fail("expected a quoted string at offset " + std::to_string(pos_));
+    if (quote != '\'' && quote != '"')
+      fail("expected a quoted string at offset " + std::to_string(pos_));
     const std::size_t end = text_.find(quote, pos_ + 1);
     if (end == std::string_view::npos) fail("unterminated string");
     std::string s(text_.substr(pos_ + 1, end - pos_ - 1));
@@ -90,7 +91,8 @@ class DictReader {
     expect('(');
     while (!accept(')')) {
       skip_space();
-      if (!std::isdigit(static_cast<unsigned char>(peek()))) fail("shape must be a tuple of integers");
+      if (!std::isdigit(static_cast<unsigned char>(peek())))
+        fail("shape must be a tuple of integers");
       std::uint64_t value = 0;
       while (std::isdigit(static_cast<unsigned char>(peek()))) {
         if (value > (UINT64_MAX - 9) / 10) fail("shape dimension too large");
@@ -148,7 +150,8 @@ NpyDtype parse_npy_dtype(const std::string& descr, const std::string& file) {
   const auto unsupported = [&](const std::string& why) {
     return InputError(file, "unsupported dtype '" + descr + "': " + why);
   };
-  const bool well_formed = descr.size() >= 3 && std::string_view("<>|=").find(descr[0]) != std::string_view::npos &&
+  const bool well_formed = descr.size() >= 3 &&
+                           std::string_view("<>|=").find(descr[0]) != std::string_view::npos &&
                            descr.find_first_not_of("0123456789", 2) == std::string::npos;
   if (!well_formed) throw unsupported("not a numeric dtype");
   const char kind = descr[1];
@@ -184,7 +187,8 @@ std::string make_npy_header(const std::string& descr, std::uint64_t count) {
   header.push_back(static_cast<char>(v2 ? 2 : 1));
   header.push_back(0);
   const std::size_t length = dict.size();
-  for (std::size_t i = 0; i < (v2 ? 4u : 2u); ++i) header.push_back(static_cast<char>((length >> (8 * i)) & 0xFF));
+  for (std::size_t i = 0; i < (v2 ? 4u : 2u); ++i)
+    header.push_back(static_cast<char>((length >> (8 * i)) & 0xFF));
   return header + dict;
 }
 

@@ -60,10 +60,11 @@ ArrayFile load_values(const SortArguments& args, const ArrayFile& keys) {
 
 cl::Buffer upload(const cl::Context& context, ArrayFile& array) {
   cl_int status = CL_SUCCESS;
-  cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, array.count * array.item_size,
-                    array.data(), &status);
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                    array.count * array.item_size, array.data(), &status);
   if (status != CL_SUCCESS)
-    throw Error("upload", array.path + " (" + std::to_string(array.count * array.item_size) + " bytes)",
+    throw Error("upload",
+                array.path + " (" + std::to_string(array.count * array.item_size) + " bytes)",
                 status);
   return buffer;
 }
@@ -83,7 +84,8 @@ SortTiming sort_on_device(const SortArguments& args, ArrayFile& keys, ArrayFile*
   const char* env = std::getenv("CLSORT_DEVICE");
   const DeviceEntry device = find_device(args.device.value_or(env ? env : ""));
   SortTiming timing;
-  timing.device_name = device.description.device_name + " (" + device.description.platform_name + ")";
+  timing.device_name =
+      device.description.device_name + " (" + device.description.platform_name + ")";
   if (keys.count == 0) return timing;
   const cl::CommandQueue queue = make_queue(device.device);
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -94,13 +96,15 @@ SortTiming sort_on_device(const SortArguments& args, ArrayFile& keys, ArrayFile*
   const cl::Buffer key_buffer = upload(context, keys);
   const cl::Buffer value_buffer = values ? upload(context, *values) : cl::Buffer();
   queue.finish();
-  SortOptions options{.descending = args.descending, .begin_bit = args.begin_bit.value_or(0),
+  SortOptions options{.descending = args.descending,
+                      .begin_bit = args.begin_bit.value_or(0),
                       .end_bit = args.end_bit};
   const auto start = Clock::now();
   cl::Event done = values ? sorter.sort_pairs(key_buffer, value_buffer, keys.count, *keys.key_type,
                                               value_bytes, options)
                           : sorter.sort(key_buffer, keys.count, *keys.key_type, options);
-  if (const cl_int status = done.wait(); status != CL_SUCCESS) throw Error("sort", "waiting", status);
+  if (const cl_int status = done.wait(); status != CL_SUCCESS)
+    throw Error("sort", "waiting", status);
   timing.device_seconds = seconds_since(start);
   download(queue, key_buffer, keys);
   if (values) download(queue, value_buffer, *values);
@@ -127,15 +131,17 @@ CLI::App* add_sort_command(CLI::App& app, SortArguments& args) {
   sort->add_option("input", args.input, "Input file: .npy (1-D, little-endian numeric) or raw")
       ->required();
   sort->add_option("-o,--output", args.output, "Output file (same format as its extension says)");
-  sort->add_option("--type", args.type, "Element type of a raw input: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64");
+  sort->add_option("--type", args.type,
+                   "Element type of a raw input: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64");
   sort->add_flag("--descending", args.descending, "Largest first (NaNs still last; stable)");
   sort->add_option("--values", args.values, "Values file moved with the keys (.npy or raw)");
   sort->add_option("--values-out", args.values_out, "Where the reordered values go");
   sort->add_option("--values-type", args.values_type, "Element type of a raw values file");
   sort->add_option("--begin-bit", args.begin_bit, "Sort by ordered-key bits from this one");
   sort->add_option("--end-bit", args.end_bit, "... up to (not including) this one");
-  sort->add_option("--device", args.device,
-                   "Device: P:D, cpu, gpu or a name substring (default: $CLSORT_DEVICE, else first GPU)");
+  sort->add_option(
+      "--device", args.device,
+      "Device: P:D, cpu, gpu or a name substring (default: $CLSORT_DEVICE, else first GPU)");
   sort->add_flag("--check", args.check, "Only check whether the input is sorted (exit 1 if not)");
   sort->add_flag("-v,--verbose", args.verbose, "Also report how kernels were built");
   sort->footer(

@@ -36,9 +36,14 @@ struct CliFixture {
 
   std::string path(const std::string& name) const { return (folder / name).string(); }
 
+  // The binary built beside the tests, or $CLSORT_CLI where the build folder has moved.
+  static std::string cli_path() {
+    const char* moved = std::getenv("CLSORT_CLI");
+    return moved && *moved ? moved : CLSORT_CLI_PATH;
+  }
+
   Result run(const std::string& arguments, const std::string& environment = "") const {
-    const std::string command =
-        environment + " " + CLSORT_CLI_PATH + " " + arguments + " 2>&1";
+    const std::string command = environment + " " + cli_path() + " " + arguments + " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string output;
     char buffer[4096];
@@ -50,7 +55,8 @@ struct CliFixture {
   template <class T>
   std::string write_raw(const std::string& name, const std::vector<T>& data) const {
     std::ofstream(path(name), std::ios::binary)
-        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(T)));
+        .write(reinterpret_cast<const char*>(data.data()),
+               static_cast<std::streamsize>(data.size() * sizeof(T)));
     return path(name);
   }
 
@@ -58,7 +64,8 @@ struct CliFixture {
   std::string write_npy(const std::string& name, const std::vector<T>& data) const {
     std::ofstream out(path(name), std::ios::binary);
     out << cli::make_npy_header(cli::npy_descr(key_type_of<T>()), data.size());
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(T)));
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size() * sizeof(T)));
     return path(name);
   }
 
@@ -78,7 +85,8 @@ struct CliFixture {
   // Nothing but the listed files exists in the folder: no partial outputs, no temporaries.
   std::set<std::string> files() const {
     std::set<std::string> names;
-    for (const auto& entry : fs::directory_iterator(folder)) names.insert(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(folder))
+      names.insert(entry.path().filename().string());
     return names;
   }
 };
@@ -120,7 +128,8 @@ BOOST_AUTO_TEST_CASE(raw_keys_every_type) {
     with_key_type(*parse_key_type(type), [&]<class K>() {
       const auto keys = make_keys<K>(Distribution::extremes, 5003, 3);
       write_raw("in." + type, keys);
-      const Result r = run("sort " + path("in." + type) + " --type " + type + " -o " + path("out." + type));
+      const Result r =
+          run("sort " + path("in." + type) + " --type " + type + " -o " + path("out." + type));
       BOOST_TEST(r.exit_code == 0, type << ": " << r.output);
       BOOST_TEST(has(r, "sorted 5003 " + type + " keys"));
       BOOST_TEST(first_difference(read_raw<K>("out." + type), expected_sort(keys)) == keys.size());
@@ -134,14 +143,17 @@ BOOST_AUTO_TEST_CASE(npy_keys_with_values_descending) {
   std::iota(values.begin(), values.end(), 0);
   write_npy("k.npy", keys);
   write_npy("v.npy", values);
-  const Result r = run("sort " + path("k.npy") + " -o " + path("ks.npy") + " --descending --values " +
-                       path("v.npy") + " --values-out " + path("vs.npy"));
+  const Result r =
+      run("sort " + path("k.npy") + " -o " + path("ks.npy") + " --descending --values " +
+          path("v.npy") + " --values-out " + path("vs.npy"));
   BOOST_TEST(r.exit_code == 0, r.output);
   const SortOptions o{.descending = true};
   const auto order = reference_permutation(keys, o);
   const std::size_t header = cli::make_npy_header("<f8", keys.size()).size();
-  BOOST_TEST(first_difference(read_raw<double>("ks.npy", header), permuted(keys, order)) == keys.size());
-  BOOST_TEST(first_difference(read_raw<std::uint64_t>("vs.npy", header), permuted(values, order)) == keys.size());
+  BOOST_TEST(first_difference(read_raw<double>("ks.npy", header), permuted(keys, order)) ==
+             keys.size());
+  BOOST_TEST(first_difference(read_raw<std::uint64_t>("vs.npy", header), permuted(values, order)) ==
+             keys.size());
   BOOST_TEST(read("ks.npy").substr(0, header) == cli::make_npy_header("<f8", keys.size()));
 }
 
@@ -154,8 +166,8 @@ BOOST_AUTO_TEST_CASE(raw_values_need_their_type) {
                  path("v.u16") + " --values-out " + path("vo.u16"));
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(has(r, "v.u16: raw file: give its element type with --values-type"));
-  r = run("sort " + path("k.i32") + " --type i32 -o " + path("o.i32") + " --values " + path("v.u16") +
-          " --values-out " + path("vo.u16") + " --values-type u16");
+  r = run("sort " + path("k.i32") + " --type i32 -o " + path("o.i32") + " --values " +
+          path("v.u16") + " --values-out " + path("vo.u16") + " --values-type u16");
   BOOST_TEST(r.exit_code == 0, r.output);
   BOOST_TEST(first_difference(read_raw<std::int32_t>("o.i32"), expected_sort(keys)) == keys.size());
 }
@@ -163,7 +175,8 @@ BOOST_AUTO_TEST_CASE(raw_values_need_their_type) {
 BOOST_AUTO_TEST_CASE(bit_range_and_check) {
   const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 4099, 6);
   write_raw("k.u32", keys);
-  Result r = run("sort " + path("k.u32") + " --type u32 -o " + path("o.u32") + " --begin-bit 8 --end-bit 16");
+  Result r = run("sort " + path("k.u32") + " --type u32 -o " + path("o.u32") +
+                 " --begin-bit 8 --end-bit 16");
   BOOST_TEST(r.exit_code == 0, r.output);
   BOOST_TEST(first_difference(read_raw<std::uint32_t>("o.u32"),
                               expected_sort(keys, {.begin_bit = 8, .end_bit = 16})) == keys.size());
@@ -192,7 +205,8 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_named_and_leave_no_output) {
   write_npy("k.npy", std::vector<std::uint32_t>(10, 1));
   write_npy("v.npy", std::vector<std::uint32_t>(9, 1));
   std::ofstream(path("bad.npy")) << "definitely not numpy";
-  std::ofstream(path("complex.npy"), std::ios::binary) << cli::make_npy_header("<c8", 1) << std::string(8, '\0');
+  std::ofstream(path("complex.npy"), std::ios::binary)
+      << cli::make_npy_header("<c8", 1) << std::string(8, '\0');
   const auto before = files();
   const std::vector<std::pair<std::string, std::string>> cases{
       {"sort " + path("odd.u32") + " --type u32 -o " + path("out"),
@@ -201,11 +215,15 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_named_and_leave_no_output) {
            " --values-out " + path("vo.npy"),
        "v.npy: has 9 values but"},
       {"sort " + path("bad.npy") + " -o " + path("out.npy"), "bad.npy: not a .npy file"},
-      {"sort " + path("complex.npy") + " -o " + path("out.npy"), "complex.npy: dtype '<c8' cannot be a sort key"},
+      {"sort " + path("complex.npy") + " -o " + path("out.npy"),
+       "complex.npy: dtype '<c8' cannot be a sort key"},
       {"sort " + path("missing.npy") + " -o " + path("out.npy"), "missing.npy: cannot open"},
-      {"sort " + path("k.npy") + " -o " + path("no/such/folder/out.npy"), "out.npy: cannot create output"},
-      {"sort " + path("k.npy") + " -o " + path("out.npy") + " --device 9:9", "device specification '9:9'"},
-      {"sort " + path("k.npy") + " -o " + path("out.npy") + " --end-bit 40", "bit range [0, 40) is invalid"},
+      {"sort " + path("k.npy") + " -o " + path("no/such/folder/out.npy"),
+       "out.npy: cannot create output"},
+      {"sort " + path("k.npy") + " -o " + path("out.npy") + " --device 9:9",
+       "device specification '9:9'"},
+      {"sort " + path("k.npy") + " -o " + path("out.npy") + " --end-bit 40",
+       "bit range [0, 40) is invalid"},
       {"sort " + path("k.npy") + " -o " + path("out.npy") + " --values " + path("v.npy"),
        "--values and --values-out go together"},
   };
@@ -214,7 +232,8 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_named_and_leave_no_output) {
     BOOST_TEST(r.exit_code == 1, arguments);
     BOOST_TEST(has(r, message), arguments);
   }
-  BOOST_TEST(run("sort " + path("k.npy") + " -o " + path("out.npy"), "CLSORT_DEVICE=nonexistent").exit_code == 1);
+  BOOST_TEST(run("sort " + path("k.npy") + " -o " + path("out.npy"), "CLSORT_DEVICE=nonexistent")
+                 .exit_code == 1);
   BOOST_TEST(files() == before);  // no outputs, no temporary files, inputs untouched
   BOOST_TEST(read_raw<std::uint8_t>("odd.u32") == std::vector<std::uint8_t>(10, 1));
 }

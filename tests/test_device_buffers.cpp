@@ -60,19 +60,23 @@ BOOST_AUTO_TEST_CASE(pairs_wait_for_the_given_events) {
   const cl::Event sorted =
       sorter.sort_pairs(key_buffer, value_buffer, n, KeyType::i64, sizeof(Value16), {}, &waits);
   const auto order = reference_permutation(keys, {});
-  BOOST_TEST(first_difference(read_back<std::int64_t>(key_buffer, n, sorted), permuted(keys, order)) == n);
-  BOOST_TEST(first_difference(read_back<Value16>(value_buffer, n, sorted), permuted(values, order)) == n);
+  BOOST_TEST(
+      first_difference(read_back<std::int64_t>(key_buffer, n, sorted), permuted(keys, order)) == n);
+  BOOST_TEST(
+      first_difference(read_back<Value16>(value_buffer, n, sorted), permuted(values, order)) == n);
 }
 
 BOOST_AUTO_TEST_CASE(buffers_too_small_or_bad_value_sizes_are_errors) {
   Sorter sorter(test_queue());
   cl::Buffer small(test_context(), CL_MEM_READ_WRITE, 40);
   BOOST_CHECK_EXCEPTION(sorter.sort(small, 11, KeyType::u32), Error, [](const Error& e) {
-    return std::string(e.what()).find("keys buffer holds 40 bytes; the sort needs 44") != std::string::npos;
+    return std::string(e.what()).find("keys buffer holds 40 bytes; the sort needs 44") !=
+           std::string::npos;
   });
-  BOOST_CHECK_EXCEPTION(sorter.sort_pairs(small, small, 2, KeyType::u32, 3), Error, [](const Error& e) {
-    return std::string(e.what()).find("value size 3") != std::string::npos;
-  });
+  BOOST_CHECK_EXCEPTION(sorter.sort_pairs(small, small, 2, KeyType::u32, 3), Error,
+                        [](const Error& e) {
+                          return std::string(e.what()).find("value size 3") != std::string::npos;
+                        });
 }
 
 BOOST_AUTO_TEST_CASE(empty_and_single_sorts_return_completed_events) {

@@ -45,8 +45,9 @@ BOOST_AUTO_TEST_CASE(bad_specifications_are_named) {
                         [](const Error& e) { return names(e, "'2:0'") && names(e, "platform 2"); });
   BOOST_CHECK_EXCEPTION(select_device("1:x", machine()), Error,
                         [](const Error& e) { return names(e, "expected P:D"); });
-  BOOST_CHECK_EXCEPTION(select_device("radeon", machine()), Error,
-                        [](const Error& e) { return names(e, "'radeon'") && names(e, "no device matches"); });
+  BOOST_CHECK_EXCEPTION(select_device("radeon", machine()), Error, [](const Error& e) {
+    return names(e, "'radeon'") && names(e, "no device matches");
+  });
   auto cpus_only = machine();
   cpus_only.resize(1);
   BOOST_CHECK_EXCEPTION(select_device("gpu", cpus_only), Error,

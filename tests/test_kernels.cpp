@@ -88,7 +88,8 @@ BOOST_AUTO_TEST_CASE(count_matches_cpu_histograms) {
             std::vector<std::uint64_t> expected((digit.mask + 1) * blocks, 0);
             const std::size_t per_block = keys_per_block(params);
             for (std::size_t i = 0; i < n; ++i) {
-              const unsigned d = (reference_ordered_bits(signed_keys[i], descending) >> digit.shift) & digit.mask;
+              const unsigned d =
+                  (reference_ordered_bits(signed_keys[i], descending) >> digit.shift) & digit.mask;
               ++expected[d * blocks + i / per_block];
             }
             BOOST_TEST(download_offsets(hist, length, wide) == expected,
@@ -104,7 +105,8 @@ BOOST_AUTO_TEST_CASE(count_matches_cpu_histograms) {
 BOOST_AUTO_TEST_CASE(scan_matches_cpu_exclusive_scan) {
   std::mt19937_64 rng(5);
   for (bool wide : {false, true}) {
-    for (auto [wg, ept] : {std::pair{1, 2}, std::pair{2, 1}, std::pair{4, 3}, std::pair{64, 4}, std::pair{33, 2}}) {
+    for (auto [wg, ept] :
+         {std::pair{1, 2}, std::pair{2, 1}, std::pair{4, 3}, std::pair{64, 4}, std::pair{33, 2}}) {
       PrefixScan scan(test_context(), test_device(), wide, wg, ept);
       // Lengths that need one, two and three levels of tile sums.
       for (std::size_t length : {1u, 7u, 64u, 1000u, 70001u}) {
@@ -150,7 +152,8 @@ BOOST_AUTO_TEST_CASE(scatter_places_keys_stably_at_scanned_offsets) {
         });
         BOOST_TEST(download<std::uint32_t>(to.values, n) == order,
                    "wide=" << wide << " ranking=" << to_string(params.ranking) << " n=" << n);
-        BOOST_TEST(download<std::uint16_t>(to.keys, n) == permuted(keys, std::vector<std::size_t>(order.begin(), order.end())));
+        BOOST_TEST(download<std::uint16_t>(to.keys, n) ==
+                   permuted(keys, std::vector<std::size_t>(order.begin(), order.end())));
       }
     }
   }

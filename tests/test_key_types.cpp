@@ -38,7 +38,8 @@ BOOST_AUTO_TEST_CASE(ordered_bits_agree_with_the_comparator) {
     for (bool descending : {false, true})
       for (K a : keys)
         for (K b : keys) {
-          const bool by_bits = reference_ordered_bits(a, descending) < reference_ordered_bits(b, descending);
+          const bool by_bits =
+              reference_ordered_bits(a, descending) < reference_ordered_bits(b, descending);
           BOOST_TEST(by_bits == sorts_before(a, b, descending),
                      to_string(key_type_of<K>()) << " descending=" << descending);
         }
@@ -52,16 +53,19 @@ BOOST_AUTO_TEST_CASE(public_ordered_bits_match_the_reference) {
     const auto more = make_keys<K>(Distribution::uniform, 1000, 12);
     keys.insert(keys.end(), more.begin(), more.end());
     for (bool descending : {false, true})
-      for (K k : keys) BOOST_TEST(clsort::ordered_bits(k, descending) == reference_ordered_bits(k, descending));
+      for (K k : keys)
+        BOOST_TEST(clsort::ordered_bits(k, descending) == reference_ordered_bits(k, descending));
   });
 }
 
 BOOST_AUTO_TEST_CASE(special_float_keys) {
   for (bool descending : {false, true}) {
-    BOOST_TEST(reference_ordered_bits(-0.0f, descending) == reference_ordered_bits(0.0f, descending));
+    BOOST_TEST(reference_ordered_bits(-0.0f, descending) ==
+               reference_ordered_bits(0.0f, descending));
     const float nan = std::numeric_limits<float>::quiet_NaN();
     BOOST_TEST(reference_ordered_bits(-nan, descending) == 0xFFFFFFFFu);  // NaN last in both orders
-    BOOST_TEST(reference_ordered_bits(std::numeric_limits<float>::infinity(), descending) < 0xFFFFFFFFu);
+    BOOST_TEST(reference_ordered_bits(std::numeric_limits<float>::infinity(), descending) <
+               0xFFFFFFFFu);
   }
   // INT_MIN is first ascending and last descending.
   BOOST_TEST(reference_ordered_bits(std::numeric_limits<std::int32_t>::min(), false) == 0u);

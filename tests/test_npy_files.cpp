@@ -23,7 +23,8 @@ std::string npy_with_dict(int major, const std::string& dict) {
   header.push_back(0);
   const std::string padded = dict + std::string(3, ' ') + "\n";
   const std::size_t width = major == 1 ? 2 : 4;
-  for (std::size_t i = 0; i < width; ++i) header.push_back(static_cast<char>((padded.size() >> (8 * i)) & 0xFF));
+  for (std::size_t i = 0; i < width; ++i)
+    header.push_back(static_cast<char>((padded.size() >> (8 * i)) & 0xFF));
   return header + padded;
 }
 
@@ -34,8 +35,9 @@ bool error_has(const InputError& e, const std::string& fragment) {
 }
 
 void expect_header_error(const std::string& bytes, const std::string& fragment) {
-  BOOST_CHECK_EXCEPTION(parse_npy_header(bytes, "bad.npy"), InputError,
-                        [&](const InputError& e) { return error_has(e, "bad.npy") && error_has(e, fragment); });
+  BOOST_CHECK_EXCEPTION(parse_npy_header(bytes, "bad.npy"), InputError, [&](const InputError& e) {
+    return error_has(e, "bad.npy") && error_has(e, fragment);
+  });
 }
 
 struct TempFolder {
@@ -63,7 +65,8 @@ BOOST_AUTO_TEST_CASE(reads_versions_1_2_and_3) {
     BOOST_TEST(h.data_offset == bytes.size());
   }
   const NpyHeader h = parse_npy_header(
-      npy_with_dict(1, "{\"shape\": (2, 3), \"fortran_order\": True, \"descr\": \"|u1\"}"), "x.npy");
+      npy_with_dict(1, "{\"shape\": (2, 3), \"fortran_order\": True, \"descr\": \"|u1\"}"),
+      "x.npy");
   BOOST_TEST(h.element_count() == 6u);
   BOOST_TEST(h.fortran_order);
 }
@@ -84,11 +87,13 @@ BOOST_AUTO_TEST_CASE(written_headers_round_trip_and_align) {
 BOOST_AUTO_TEST_CASE(bad_headers_are_named) {
   expect_header_error("hello world, not numpy", "no \\x93NUMPY magic");
   expect_header_error(std::string("\x93NUMPY\x04\x00\x10\x00", 10), "version 4");
-  expect_header_error(npy_with_dict(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }").substr(0, 30),
-                      "truncated .npy header");
+  expect_header_error(
+      npy_with_dict(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }").substr(0, 30),
+      "truncated .npy header");
   expect_header_error(npy_with_dict(1, "{'descr': '<u4', 'shape': (3,), }"), "lacks one of");
-  expect_header_error(npy_with_dict(1, "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (3,), }"),
-                      "structured");
+  expect_header_error(
+      npy_with_dict(1, "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (3,), }"),
+      "structured");
   expect_header_error(npy_with_dict(1, "{'descr': '<u4', 'fortran_order': maybe, 'shape': (3,), }"),
                       "True or False");
   expect_header_error(npy_with_dict(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (x,), }"),
@@ -105,8 +110,9 @@ BOOST_AUTO_TEST_CASE(dtypes) {
   BOOST_TEST(!complex.key_type);  // a value, never a key
   BOOST_TEST(complex.size == 16u);
   for (const char* bad : {"|O8", "<U3", "|S5", ">u4", "<M8", "<c32", "u4", "<u3"})
-    BOOST_CHECK_EXCEPTION(parse_npy_dtype(bad, "d.npy"), InputError,
-                          [&](const InputError& e) { return error_has(e, "d.npy") && error_has(e, bad); });
+    BOOST_CHECK_EXCEPTION(parse_npy_dtype(bad, "d.npy"), InputError, [&](const InputError& e) {
+      return error_has(e, "d.npy") && error_has(e, bad);
+    });
 }
 
 BOOST_AUTO_TEST_CASE(loading_array_files) {
@@ -127,15 +133,19 @@ BOOST_AUTO_TEST_CASE(loading_array_files) {
     BOOST_CHECK_EXCEPTION(load_array(path, type, "--type"), InputError,
                           [&](const InputError& e) { return error_has(e, fragment); });
   };
-  expect("odd.raw", std::string(10, 'x'), "u32", "odd.raw: size 10 bytes is not a multiple of the 4-byte u32");
-  expect("untyped.raw", data, std::nullopt, "untyped.raw: raw file: give its element type with --type");
+  expect("odd.raw", std::string(10, 'x'), "u32",
+         "odd.raw: size 10 bytes is not a multiple of the 4-byte u32");
+  expect("untyped.raw", data, std::nullopt,
+         "untyped.raw: raw file: give its element type with --type");
   expect("typo.raw", data, "u31", "--type 'u31' is not one of");
   expect("short.npy", make_npy_header("<i4", 7) + data, std::nullopt,
          "short.npy: truncated: the header promises 7 elements");
-  expect("matrix.npy", npy_with_dict(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (2, 3), }"),
+  expect("matrix.npy",
+         npy_with_dict(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (2, 3), }"),
          std::nullopt, "only 1-D arrays can be sorted; this one has shape (2, 3)");
-  BOOST_CHECK_EXCEPTION(load_array((folder.path / "missing.npy").string(), std::nullopt, "--type"),
-                        InputError, [](const InputError& e) { return error_has(e, "missing.npy: cannot open"); });
+  BOOST_CHECK_EXCEPTION(
+      load_array((folder.path / "missing.npy").string(), std::nullopt, "--type"), InputError,
+      [](const InputError& e) { return error_has(e, "missing.npy: cannot open"); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

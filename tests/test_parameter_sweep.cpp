@@ -49,9 +49,11 @@ void sort_with(const Params& p) {
     for (std::size_t n : {1u, 33u, 4097u, 50021u}) {
       for (bool descending : {false, true}) {
         const SortOptions o{.descending = descending};
-        expect_sorted_keys(sorter, make_keys<std::uint32_t>(Distribution::uniform, n, n), o, "uniform");
+        expect_sorted_keys(sorter, make_keys<std::uint32_t>(Distribution::uniform, n, n), o,
+                           "uniform");
         expect_sorted_pairs<std::uint32_t, std::uint32_t>(
-            sorter, make_keys<std::uint32_t>(Distribution::few_distinct, n, n + 1), o, "few_distinct");
+            sorter, make_keys<std::uint32_t>(Distribution::few_distinct, n, n + 1), o,
+            "few_distinct");
       }
     }
     expect_sorted_keys(sorter, make_keys<double>(Distribution::extremes, 20011, 3), {}, "extremes");

@@ -8,9 +8,9 @@
 #include "support/opencl_fixture.hpp"
 
 using namespace clsort;
-using nlohmann::json;
 using clsort::test::test_device;
 using clsort::test::test_queue;
+using nlohmann::json;
 
 namespace {
 
@@ -21,7 +21,8 @@ bool message_has(const Error& e, const std::string& fragment) {
 }
 
 void expect_json_error(const json& j, const std::string& fragment) {
-  BOOST_CHECK_EXCEPTION(j.get<Params>(), Error, [&](const Error& e) { return message_has(e, fragment); });
+  BOOST_CHECK_EXCEPTION(j.get<Params>(), Error,
+                        [&](const Error& e) { return message_has(e, fragment); });
 }
 
 }  // namespace
@@ -66,14 +67,17 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
 BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   Params p;
   p.work_group_size = 0;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "work_group_size = 0"); });
+  BOOST_CHECK_EXCEPTION(validate(p), Error,
+                        [](const Error& e) { return message_has(e, "work_group_size = 0"); });
   p = Params{};
   p.scan_work_group_size = 1;
   p.scan_elements_per_thread = 1;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "at least 2"); });
+  BOOST_CHECK_EXCEPTION(validate(p), Error,
+                        [](const Error& e) { return message_has(e, "at least 2"); });
   p = Params{};
   p.radix_bits = 0;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "radix_bits = 0"); });
+  BOOST_CHECK_EXCEPTION(validate(p), Error,
+                        [](const Error& e) { return message_has(e, "radix_bits = 0"); });
 }
 
 BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
@@ -82,8 +86,9 @@ BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
   Params p = default_params(device);
   if (max_wg < 4096) {
     p.work_group_size = static_cast<int>(max_wg) + 1;
-    BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error,
-                          [](const Error& e) { return message_has(e, "CL_DEVICE_MAX_WORK_GROUP_SIZE"); });
+    BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error, [](const Error& e) {
+      return message_has(e, "CL_DEVICE_MAX_WORK_GROUP_SIZE");
+    });
   }
   // Bitmask ranking needs local memory that grows with the work-group size; a Sorter refuses a
   // set that needs more than the device has, naming the limit.
@@ -94,8 +99,9 @@ BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
   const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   BOOST_TEST(local_memory_bytes(p, 8) == 256u * (128u * 4u + 8u));
   if (static_cast<std::size_t>(p.work_group_size) <= max_wg && local_memory_bytes(p, 8) > local)
-    BOOST_CHECK_EXCEPTION(Sorter(test_queue(), p), Error,
-                          [](const Error& e) { return message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE"); });
+    BOOST_CHECK_EXCEPTION(Sorter(test_queue(), p), Error, [](const Error& e) {
+      return message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE");
+    });
 }
 
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {

@@ -19,12 +19,14 @@ namespace {
 
 // A source no other test builds, so the counts below are this test's alone.
 std::string unique_source(const std::string& tag) {
-  return "__kernel void probe_" + tag + "(__global int* x) { x[0] = " + std::to_string(std::rand()) + "; }";
+  return "__kernel void probe_" + tag +
+         "(__global int* x) { x[0] = " + std::to_string(std::rand()) + "; }";
 }
 
 std::size_t binaries_in(const fs::path& folder) {
   std::size_t count = 0;
-  for (const auto& entry : fs::directory_iterator(folder)) count += entry.path().extension() == ".bin";
+  for (const auto& entry : fs::directory_iterator(folder))
+    count += entry.path().extension() == ".bin";
   return count;
 }
 
@@ -33,7 +35,8 @@ std::size_t binaries_in(const fs::path& folder) {
 BOOST_AUTO_TEST_SUITE(program_cache)
 
 BOOST_AUTO_TEST_CASE(programs_are_reused_then_loaded_from_disk) {
-  const fs::path folder = fs::temp_directory_path() / ("clsort-cache-test-" + std::to_string(::getpid()));
+  const fs::path folder =
+      fs::temp_directory_path() / ("clsort-cache-test-" + std::to_string(::getpid()));
   fs::remove_all(folder);
   ::setenv("XDG_CACHE_HOME", folder.c_str(), 1);
   BOOST_TEST(detail::disk_cache_folder() == (folder / "clsort").string());
@@ -57,7 +60,8 @@ BOOST_AUTO_TEST_CASE(programs_are_reused_then_loaded_from_disk) {
   for (const auto& entry : fs::directory_iterator(folder / "clsort"))
     std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "not a program";
   after = build_statistics();
-  const cl::Program rebuilt = detail::build_program(cl::Context(test_device()), test_device(), source, "", "probe");
+  const cl::Program rebuilt =
+      detail::build_program(cl::Context(test_device()), test_device(), source, "", "probe");
   BOOST_TEST(build_statistics().compiled == after.compiled + 1);
   BOOST_TEST(cl::Kernel(rebuilt, "probe_a")() != nullptr);
   BOOST_TEST(fs::file_size(fs::directory_iterator(folder / "clsort")->path()) > 20u);
@@ -65,13 +69,13 @@ BOOST_AUTO_TEST_CASE(programs_are_reused_then_loaded_from_disk) {
 }
 
 BOOST_AUTO_TEST_CASE(build_errors_carry_the_log) {
-  BOOST_CHECK_EXCEPTION(
-      detail::build_program(test_context(), test_device(), "__kernel void broken( {", "", "broken.cl"),
-      Error, [](const Error& e) {
-        return e.code() == CL_BUILD_PROGRAM_FAILURE &&
-               std::string(e.what()).find("broken.cl") != std::string::npos &&
-               e.cl_error_name() == "CL_BUILD_PROGRAM_FAILURE";
-      });
+  BOOST_CHECK_EXCEPTION(detail::build_program(test_context(), test_device(),
+                                              "__kernel void broken( {", "", "broken.cl"),
+                        Error, [](const Error& e) {
+                          return e.code() == CL_BUILD_PROGRAM_FAILURE &&
+                                 std::string(e.what()).find("broken.cl") != std::string::npos &&
+                                 e.cl_error_name() == "CL_BUILD_PROGRAM_FAILURE";
+                        });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,14 +10,15 @@ using namespace clsort::test;
 
 namespace {
 
-const std::vector<std::size_t> small_sizes{0,   1,   2,    3,    31,   32,   33,
+const std::vector<std::size_t> small_sizes{0,   1,   2,   3,    31,   32,   33,
                                            255, 256, 257, 4095, 4097, 65537};
 
 // The device's default and the GPU-style bitmask ranking, so both run on every device.
 std::vector<Params> ranking_variants() {
   Params bitmask = default_params(test_device());
   bitmask.ranking = Ranking::bitmask;
-  bitmask.work_group_size = std::min(bitmask.work_group_size == 1 ? 64 : bitmask.work_group_size, 256);
+  bitmask.work_group_size =
+      std::min(bitmask.work_group_size == 1 ? 64 : bitmask.work_group_size, 256);
   bitmask.elements_per_thread = 8;
   return {default_params(test_device()), bitmask};
 }
@@ -90,8 +91,8 @@ BOOST_AUTO_TEST_CASE(a_few_million_keys) {
                            {.descending = descending}, "uniform");
     }
   });
-  expect_sorted_pairs<double, std::uint64_t>(sorter, make_keys<double>(Distribution::extremes, n, 7),
-                                             {}, "extremes");
+  expect_sorted_pairs<double, std::uint64_t>(
+      sorter, make_keys<double>(Distribution::extremes, n, 7), {}, "extremes");
 }
 
 BOOST_AUTO_TEST_CASE(bit_ranges) {
@@ -99,9 +100,15 @@ BOOST_AUTO_TEST_CASE(bit_ranges) {
   std::uint64_t seed = 300;
   for_each_key_type([&]<class K>() {
     const unsigned width = sizeof(K) * 8;
-    const std::vector<std::pair<unsigned, unsigned>> ranges{
-        {0, 0}, {3, 3}, {0, 1}, {0, 7}, {2, width / 2 + 3}, {width / 2, width}, {width - 1, width},
-        {width, width}, {1, width}};
+    const std::vector<std::pair<unsigned, unsigned>> ranges{{0, 0},
+                                                            {3, 3},
+                                                            {0, 1},
+                                                            {0, 7},
+                                                            {2, width / 2 + 3},
+                                                            {width / 2, width},
+                                                            {width - 1, width},
+                                                            {width, width},
+                                                            {1, width}};
     for (auto [begin, end] : ranges) {
       if (end > width || begin > end) continue;
       for (bool descending : {false, true}) {
@@ -118,8 +125,8 @@ BOOST_AUTO_TEST_CASE(invalid_bit_ranges_are_errors_and_leave_data_alone) {
   Sorter sorter(test_queue());
   std::vector<std::uint32_t> keys{5, 3, 9};
   const auto original = keys;
-  for (const SortOptions& o : {SortOptions{.begin_bit = 5, .end_bit = 4}, SortOptions{.end_bit = 33},
-                               SortOptions{.begin_bit = 40}}) {
+  for (const SortOptions& o : {SortOptions{.begin_bit = 5, .end_bit = 4},
+                               SortOptions{.end_bit = 33}, SortOptions{.begin_bit = 40}}) {
     BOOST_CHECK_EXCEPTION(sorter.sort(std::span<std::uint32_t>(keys), o), Error,
                           [](const Error& e) {
                             return std::string(e.what()).find("bit range") != std::string::npos;

@@ -48,18 +48,19 @@ BOOST_AUTO_TEST_SUITE(template_engine)
 
 BOOST_AUTO_TEST_CASE(substitutes_values_and_expressions) {
   Templates t;
-  BOOST_TEST(t.render("typedef {{ name }} t; #define N {{ n }}", vars) == "typedef uint t; #define N 4");
-  BOOST_TEST(t.render("{{ 1 << n }} {{ n * 3 - 2 }} {{ (n + 2) / 4 }} {{ n % 3 }} {{ -n }}", vars) ==
-             "16 10 1 1 -4");
+  BOOST_TEST(t.render("typedef {{ name }} t; #define N {{ n }}", vars) ==
+             "typedef uint t; #define N 4");
+  BOOST_TEST(t.render("{{ 1 << n }} {{ n * 3 - 2 }} {{ (n + 2) / 4 }} {{ n % 3 }} {{ -n }}",
+                      vars) == "16 10 1 1 -4");
   BOOST_TEST(t.render("{{ on }}{{ not on }}{{ n == 4 and name == \"uint\" }}", vars) == "101");
-  BOOST_TEST(t.render("{{ n >> 1 }} {{ n < 5 }} {{ n >= 5 }} {{ n != 4 or on }}", vars) == "2 1 0 1");
+  BOOST_TEST(t.render("{{ n >> 1 }} {{ n < 5 }} {{ n >= 5 }} {{ n != 4 or on }}", vars) ==
+             "2 1 0 1");
   BOOST_TEST(t.render("plain { braces } stay", vars) == "plain { braces } stay");
 }
 
 BOOST_AUTO_TEST_CASE(conditionals_pick_one_branch) {
   Templates t;
-  const std::string text =
-      "{% if n == 1 %}one{% elif n == 4 %}four{% else %}other{% endif %}";
+  const std::string text = "{% if n == 1 %}one{% elif n == 4 %}four{% else %}other{% endif %}";
   BOOST_TEST(t.render(text, vars) == "four");
   BOOST_TEST(t.render(text, {{"n", std::int64_t{1}}}) == "one");
   BOOST_TEST(t.render(text, {{"n", std::int64_t{9}}}) == "other");
@@ -69,14 +70,16 @@ BOOST_AUTO_TEST_CASE(conditionals_pick_one_branch) {
 BOOST_AUTO_TEST_CASE(loops_unroll_with_a_scoped_variable) {
   Templates t;
   BOOST_TEST(t.render("{% for i in range(n) %}{{ i }},{% endfor %}", vars) == "0,1,2,3,");
-  BOOST_TEST(t.render("{% for i in range(2, n) %}{% for j in range(i) %}{{ i * 10 + j }} {% endfor %}{% endfor %}", vars) ==
-             "20 21 30 31 32 ");
+  BOOST_TEST(t.render("{% for i in range(2, n) %}{% for j in range(i) %}{{ i * 10 + j }} {% endfor "
+                      "%}{% endfor %}",
+                      vars) == "20 21 30 31 32 ");
   BOOST_TEST(t.render("{% for i in range(0) %}x{% endfor %}", vars) == "");
 }
 
 BOOST_AUTO_TEST_CASE(tag_lines_leave_no_blank_lines) {
   Templates t;
-  BOOST_TEST(t.render("a\n  {% if on %}\n  b\n  {% endif %}\n{# note #}\nc\n", vars) == "a\n  b\nc\n");
+  BOOST_TEST(t.render("a\n  {% if on %}\n  b\n  {% endif %}\n{# note #}\nc\n", vars) ==
+             "a\n  b\nc\n");
 }
 
 BOOST_AUTO_TEST_CASE(includes_share_the_context) {

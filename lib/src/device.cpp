@@ -44,14 +44,16 @@ std::size_t select_by_indices(std::string_view spec, std::size_t colon,
 }  // namespace
 
 std::size_t select_device(std::string_view spec, const std::vector<DeviceDescription>& devices) {
-  if (devices.empty()) throw Error("select device", "no OpenCL device found (is an ICD installed?)");
+  if (devices.empty())
+    throw Error("select device", "no OpenCL device found (is an ICD installed?)");
   const std::string wanted = lowercase(spec);
   if (wanted.empty()) {
     const auto gpu = std::find_if(devices.begin(), devices.end(),
                                   [](const DeviceDescription& d) { return d.is_gpu; });
     return gpu == devices.end() ? 0 : static_cast<std::size_t>(gpu - devices.begin());
   }
-  if (const auto colon = wanted.find(':'); colon != std::string::npos && parse_index(wanted.substr(0, colon)))
+  if (const auto colon = wanted.find(':');
+      colon != std::string::npos && parse_index(wanted.substr(0, colon)))
     return select_by_indices(spec, colon, devices);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const auto& d = devices[i];

@@ -6,7 +6,8 @@
 namespace clsort::detail {
 namespace {
 
-template <cl_device_info Info, class T = typename cl::detail::param_traits<cl::detail::cl_device_info, Info>::param_type>
+template <cl_device_info Info,
+          class T = typename cl::detail::param_traits<cl::detail::cl_device_info, Info>::param_type>
 T device_info(const cl::Device& device) {
   T value{};
   check(device.getInfo(Info, &value), "query device", "clGetDeviceInfo failed");

@@ -92,6 +92,8 @@ Error::Error(std::string operation, std::string detail, int cl_code)
       operation_(std::move(operation)),
       code_(cl_code) {}
 
-std::string Error::cl_error_name() const { return code_ == 0 ? "" : clsort::cl_error_name(code_); }
+std::string Error::cl_error_name() const {
+  return code_ == 0 ? "" : clsort::cl_error_name(code_);
+}
 
 }  // namespace clsort

@@ -36,8 +36,9 @@ class KernelArgs {
 };
 
 /// Enqueues `kernel` over `global` work-items in groups of `local`, after `waits`.
-inline cl::Event launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, std::uint64_t global,
-                        std::size_t local, const std::vector<cl::Event>& waits) {
+inline cl::Event launch(const cl::CommandQueue& queue, const cl::Kernel& kernel,
+                        std::uint64_t global, std::size_t local,
+                        const std::vector<cl::Event>& waits) {
   cl::Event event;
   check(queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local),
                                    waits.empty() ? nullptr : &waits, &event),

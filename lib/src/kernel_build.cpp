@@ -20,8 +20,8 @@ cl::Kernel make_kernel(const cl::Program& program, const cl::Device& device, con
   check(status, "create kernel", name);
   std::size_t kernel_limit = 0;
   cl_ulong kernel_local = 0, device_local = 0;
-  check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &kernel_limit),
-        "query kernel", name);
+  check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &kernel_limit), "query kernel",
+        name);
   check(kernel.getWorkGroupInfo(device, CL_KERNEL_LOCAL_MEM_SIZE, &kernel_local), "query kernel",
         name);
   check(device.getInfo(CL_DEVICE_LOCAL_MEM_SIZE, &device_local), "query device");
@@ -30,10 +30,10 @@ cl::Kernel make_kernel(const cl::Program& program, const cl::Device& device, con
                                     " exceeds CL_KERNEL_WORK_GROUP_SIZE = " +
                                     std::to_string(kernel_limit) + " of kernel '" + name + "'");
   if (kernel_local > device_local)
-    throw Error("build kernel", "kernel '" + std::string(name) + "' needs " +
-                                    std::to_string(kernel_local) +
-                                    " bytes of local memory; CL_DEVICE_LOCAL_MEM_SIZE = " +
-                                    std::to_string(device_local));
+    throw Error(
+        "build kernel",
+        "kernel '" + std::string(name) + "' needs " + std::to_string(kernel_local) +
+            " bytes of local memory; CL_DEVICE_LOCAL_MEM_SIZE = " + std::to_string(device_local));
   return kernel;
 }
 

@@ -26,7 +26,9 @@ constexpr std::array<IntField, 5> int_fields{{
     {"scan_elements_per_thread", &Params::scan_elements_per_thread, 1, 65536},
 }};
 
-constexpr std::size_t digit_count(const Params& p) { return std::size_t{1} << p.radix_bits; }
+constexpr std::size_t digit_count(const Params& p) {
+  return std::size_t{1} << p.radix_bits;
+}
 
 std::optional<Ranking> parse_ranking(std::string_view name) {
   if (name == "serial") return Ranking::serial;
@@ -138,11 +140,13 @@ void from_json(const nlohmann::json& json, Params& params) {
   if (ranking == json.end()) fail("missing field 'ranking'");
   const auto parsed_ranking =
       ranking->is_string() ? parse_ranking(ranking->get<std::string>()) : std::nullopt;
-  if (!parsed_ranking) fail("field 'ranking' must be \"serial\" or \"bitmask\", got " + ranking->dump());
+  if (!parsed_ranking)
+    fail("field 'ranking' must be \"serial\" or \"bitmask\", got " + ranking->dump());
   parsed.ranking = *parsed_ranking;
   for (const auto& [key, value] : json.items()) {
-    const bool known = key == "ranking" || std::any_of(int_fields.begin(), int_fields.end(),
-                                                       [&](const IntField& f) { return key == f.name; });
+    const bool known =
+        key == "ranking" || std::any_of(int_fields.begin(), int_fields.end(),
+                                        [&](const IntField& f) { return key == f.name; });
     if (!known) fail("unknown field '" + key + "'");
   }
   params = parsed;

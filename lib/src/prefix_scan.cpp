@@ -19,7 +19,8 @@ PrefixScan::PrefixScan(const cl::Context& context, const cl::Device& device, boo
       {"scan_elements_per_thread", std::int64_t{elements_per_thread}},
   };
   const cl::Program program = build_template(context, device, "scan.cl", vars);
-  scan_tiles_ = make_kernel(program, device, "scan_tiles", work_group_size_, "scan_work_group_size");
+  scan_tiles_ =
+      make_kernel(program, device, "scan_tiles", work_group_size_, "scan_work_group_size");
   add_tile_offsets_ =
       make_kernel(program, device, "add_tile_offsets", work_group_size_, "scan_work_group_size");
 }
@@ -35,7 +36,8 @@ cl::Event PrefixScan::run_level(const cl::CommandQueue& queue, const cl::Buffer&
   const std::uint64_t tiles = (length + tile_ - 1) / tile_;
   if (tile_sums_.size() <= level) tile_sums_.resize(level + 1);
   const std::size_t offset_bytes = wide_ ? 8 : 4;
-  const cl::Buffer sums = tile_sums_[level].at_least(context_, tiles * offset_bytes, "scan tile sums");
+  const cl::Buffer sums =
+      tile_sums_[level].at_least(context_, tiles * offset_bytes, "scan tile sums");
 
   KernelArgs(scan_tiles_, wide_).buffer(data).offset(length).buffer(sums);
   cl::Event done = launch(queue, scan_tiles_, tiles * work_group_size_, work_group_size_, waits);

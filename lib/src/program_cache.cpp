@@ -56,7 +56,8 @@ void write_binary_atomically(const fs::path& path, const Binary& data) {
   const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size()));
     if (!out) {
       fs::remove(temporary, ignored);
       return;
@@ -173,6 +174,8 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device,
   return cache().get(context, device, source, options, label);
 }
 
-BuildStatistics program_statistics() { return cache().statistics(); }
+BuildStatistics program_statistics() {
+  return cache().statistics();
+}
 
 }  // namespace clsort::detail

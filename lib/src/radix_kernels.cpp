@@ -9,19 +9,27 @@ namespace {
 
 const char* storage_type(std::size_t bytes) {
   switch (bytes) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    case 8: return "ulong";
-    default: return "ulong2";
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    case 8:
+      return "ulong";
+    default:
+      return "ulong2";
   }
 }
 
 const char* kind_name(KeyKind kind) {
   switch (kind) {
-    case KeyKind::unsigned_integer: return "unsigned";
-    case KeyKind::signed_integer: return "signed";
-    default: return "float";
+    case KeyKind::unsigned_integer:
+      return "unsigned";
+    case KeyKind::signed_integer:
+      return "signed";
+    default:
+      return "float";
   }
 }
 
@@ -61,7 +69,8 @@ RadixKernels::RadixKernels(const cl::Context& context, const cl::Device& device,
 std::uint64_t RadixKernels::block_count(std::uint64_t n) const {
   const Params& p = config_.params;
   std::uint64_t keys_per_block = static_cast<std::uint64_t>(p.elements_per_thread);
-  if (p.ranking == Ranking::bitmask) keys_per_block *= static_cast<std::uint64_t>(p.work_group_size);
+  if (p.ranking == Ranking::bitmask)
+    keys_per_block *= static_cast<std::uint64_t>(p.work_group_size);
   return (n + keys_per_block - 1) / keys_per_block;
 }
 

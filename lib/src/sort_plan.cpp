@@ -14,8 +14,7 @@ std::vector<PassDigit> pass_digits(unsigned begin_bit, unsigned end_bit, int rad
   return passes;
 }
 
-SortPlan::SortPlan(const cl::Context& context, const cl::Device& device,
-                   const KernelConfig& config)
+SortPlan::SortPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config)
     : context_(context),
       radix_(context, device, config),
       scan_(context, device, config.wide_offsets, config.params.scan_work_group_size,
@@ -36,7 +35,9 @@ SortPlan::Scratch SortPlan::scratch_for(std::uint64_t n) {
   return s;
 }
 
-void SortPlan::reserve(std::uint64_t n) { scratch_for(n); }
+void SortPlan::reserve(std::uint64_t n) {
+  scratch_for(n);
+}
 
 cl::Event SortPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
                         unsigned begin_bit, unsigned end_bit, bool descending,

@@ -32,13 +32,15 @@ struct Sorter::Impl {
   detail::SortPlan& plan(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     const std::uint64_t block_keys =
         static_cast<std::uint64_t>(params.elements_per_thread) *
-        (params.ranking == Ranking::bitmask ? static_cast<std::uint64_t>(params.work_group_size) : 1);
-    const std::uint64_t hist_length = (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
+        (params.ranking == Ranking::bitmask ? static_cast<std::uint64_t>(params.work_group_size)
+                                            : 1);
+    const std::uint64_t hist_length =
+        (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
     const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
     auto& slot = plans[{type, value_bytes, wide}];
     if (!slot)
-      slot = std::make_unique<detail::SortPlan>(context, device,
-                                                detail::KernelConfig{type, value_bytes, wide, params});
+      slot = std::make_unique<detail::SortPlan>(
+          context, device, detail::KernelConfig{type, value_bytes, wide, params});
     return *slot;
   }
 
@@ -65,8 +67,8 @@ struct Sorter::Impl {
     if (options.begin_bit > end_bit || end_bit > width)
       throw Error("sort", "bit range [" + std::to_string(options.begin_bit) + ", " +
                               std::to_string(end_bit) + ") is invalid for " +
-                              std::string(to_string(type)) + " keys: need begin_bit <= end_bit <= " +
-                              std::to_string(width));
+                              std::string(to_string(type)) +
+                              " keys: need begin_bit <= end_bit <= " + std::to_string(width));
     if (value_bytes != 0 && !is_supported_value_size(value_bytes))
       throw Error("sort_pairs", "value size " + std::to_string(value_bytes) +
                                     " is not one of 1, 2, 4, 8, 16 bytes");
@@ -87,7 +89,8 @@ struct Sorter::Impl {
   }
 };
 
-Sorter::Sorter(cl::CommandQueue queue) : impl_(std::make_unique<Impl>(std::move(queue), std::nullopt)) {}
+Sorter::Sorter(cl::CommandQueue queue)
+    : impl_(std::make_unique<Impl>(std::move(queue), std::nullopt)) {}
 Sorter::Sorter(cl::CommandQueue queue, const Params& params)
     : impl_(std::make_unique<Impl>(std::move(queue), params)) {}
 Sorter::~Sorter() = default;
@@ -142,8 +145,12 @@ const Params& Sorter::params_for(KeyType, std::size_t, std::uint64_t) const {
   return impl_->params;
 }
 
-const cl::CommandQueue& Sorter::queue() const { return impl_->queue; }
+const cl::CommandQueue& Sorter::queue() const {
+  return impl_->queue;
+}
 
-BuildStatistics build_statistics() { return detail::program_statistics(); }
+BuildStatistics build_statistics() {
+  return detail::program_statistics();
+}
 
 }  // namespace clsort

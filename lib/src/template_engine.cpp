@@ -27,9 +27,13 @@ struct Branch {
 };
 
 struct Node {
-  enum class Kind { text, expression, conditional, loop, include } kind;
+  enum class Kind { text, expression, conditional, loop, include };
+  Node(Kind kind, std::string content, int line)
+      : kind(kind), content(std::move(content)), line(line) {}
+
+  Kind kind;
   std::string content;  // text, expression, included name or loop variable
-  int line = 0;
+  int line;
   std::vector<Branch> branches;  // conditional: if/elif/else; loop: one branch (its body)
   std::string range_begin, range_end;
 };
@@ -55,9 +59,9 @@ class Lexer {
     int line = 1;
     while (pos < text_.size()) {
       const std::size_t open = text_.find('{', pos);
-      const bool is_tag = open != std::string_view::npos && open + 1 < text_.size() &&
-                          (text_[open + 1] == '{' || text_[open + 1] == '%' ||
-                           text_[open + 1] == '#');
+      const bool is_tag =
+          open != std::string_view::npos && open + 1 < text_.size() &&
+          (text_[open + 1] == '{' || text_[open + 1] == '%' || text_[open + 1] == '#');
       if (!is_tag) {
         const std::size_t end = open == std::string_view::npos ? text_.size() : open + 1;
         append_text(text_.substr(pos, end - pos), line);
@@ -108,7 +112,8 @@ class Lexer {
 
   bool alone_on_line(std::size_t open, std::size_t after) const {
     const std::size_t line_start = text_.rfind('\n', open == 0 ? 0 : open - 1);
-    const std::size_t from = (line_start == std::string_view::npos || open == 0) ? 0 : line_start + 1;
+    const std::size_t from =
+        (line_start == std::string_view::npos || open == 0) ? 0 : line_start + 1;
     if (!trim(text_.substr(from, open - from)).empty()) return false;
     const std::size_t line_end = text_.find('\n', after);
     const std::size_t to = line_end == std::string_view::npos ? text_.size() : line_end;
@@ -134,13 +139,15 @@ class Parser {
 
   Nodes run() {
     Nodes nodes = parse_until({});
-    if (pos_ < tokens_.size()) fail(tokens_[pos_].line, "unexpected '" + tokens_[pos_].content + "'");
+    if (pos_ < tokens_.size())
+      fail(tokens_[pos_].line, "unexpected '" + tokens_[pos_].content + "'");
     return nodes;
   }
 
  private:
   [[noreturn]] void fail(int line, const std::string& message) const {
-    throw Error("render template", std::string(name_) + ":" + std::to_string(line) + ": " + message);
+    throw Error("render template",
+                std::string(name_) + ":" + std::to_string(line) + ": " + message);
   }
 
   static std::string keyword(const std::string& tag) { return tag.substr(0, tag.find(' ')); }
@@ -156,11 +163,11 @@ class Parser {
     while (pos_ < tokens_.size()) {
       const Token& token = tokens_[pos_];
       if (token.kind == Token::Kind::text) {
-        nodes.push_back({Node::Kind::text, token.content, token.line});
+        nodes.emplace_back(Node::Kind::text, token.content, token.line);
         ++pos_;
       } else if (token.kind == Token::Kind::expression) {
         if (token.content.empty()) fail(token.line, "empty '{{ }}'");
-        nodes.push_back({Node::Kind::expression, token.content, token.line});
+        nodes.emplace_back(Node::Kind::expression, token.content, token.line);
         ++pos_;
       } else {
         const std::string word = keyword(token.content);
@@ -181,7 +188,7 @@ class Parser {
       const std::string arg = argument(token.content);
       if (arg.size() < 2 || arg.front() != '"' || arg.back() != '"')
         fail(token.line, "include needs a quoted template name");
-      return {Node::Kind::include, arg.substr(1, arg.size() - 2), token.line};
+      return Node(Node::Kind::include, arg.substr(1, arg.size() - 2), token.line);
     }
     if (word == "elif" || word == "else" || word == "endif" || word == "endfor")
       fail(token.line, "'" + word + "' without a matching opening block");
@@ -213,8 +220,9 @@ class Parser {
     const std::string arg = argument(opening.content);
     const auto in_pos = arg.find(" in ");
     const std::string variable(trim(std::string_view(arg).substr(0, std::min(in_pos, arg.size()))));
-    const std::string range =
-        in_pos == std::string::npos ? "" : std::string(trim(std::string_view(arg).substr(in_pos + 4)));
+    const std::string range = in_pos == std::string::npos
+                                  ? ""
+                                  : std::string(trim(std::string_view(arg).substr(in_pos + 4)));
     if (variable.empty() || range.rfind("range(", 0) != 0 || range.back() != ')')
       fail(opening.line, "expected 'for NAME in range(END)' or 'range(BEGIN, END)'");
     const std::string bounds = range.substr(6, range.size() - 7);
@@ -268,7 +276,8 @@ class Renderer {
                                    const TemplateContext& context) {
     const TemplateValue v = evaluate(name, line, expression, context);
     if (!std::holds_alternative<std::int64_t>(v))
-      fail(name, line, "'" + std::string(trim(expression)) + "' is a " + type_name(v) + ", not an int");
+      fail(name, line,
+           "'" + std::string(trim(expression)) + "' is a " + type_name(v) + ", not an int");
     return std::get<std::int64_t>(v);
   }
 
@@ -301,8 +310,8 @@ class Renderer {
       if (!branch.condition.empty()) {
         const TemplateValue v = evaluate(name, branch.line, branch.condition, context);
         if (!std::holds_alternative<bool>(v))
-          fail(name, branch.line, "condition '" + branch.condition + "' is a " + type_name(v) +
-                                      ", not a bool");
+          fail(name, branch.line,
+               "condition '" + branch.condition + "' is a " + type_name(v) + ", not a bool");
         if (!std::get<bool>(v)) continue;
       }
       render_nodes(name, branch.body, context, out, depth);

@@ -132,10 +132,14 @@ class Evaluator {
     TemplateValue left = parse_unary();
     for (;;) {
       char op = 0;
-      if (accept("*")) op = '*';
-      else if (accept("/")) op = '/';
-      else if (accept("%")) op = '%';
-      else return left;
+      if (accept("*"))
+        op = '*';
+      else if (accept("/"))
+        op = '/';
+      else if (accept("%"))
+        op = '%';
+      else
+        return left;
       const std::string op_name(1, op);
       const int64_t l = as_int(left, op_name), r = as_int(parse_unary(), op_name);
       if (op == '*') {

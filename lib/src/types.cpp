@@ -26,13 +26,21 @@ constexpr std::array<KeyTypeInfo, 10> key_types{{
     {KeyType::f64, "f64", 8, KeyKind::floating_point},
 }};
 
-const KeyTypeInfo& info(KeyType type) { return key_types.at(static_cast<std::size_t>(type)); }
+const KeyTypeInfo& info(KeyType type) {
+  return key_types.at(static_cast<std::size_t>(type));
+}
 
 }  // namespace
 
-std::size_t key_size(KeyType type) { return info(type).size; }
-KeyKind key_kind(KeyType type) { return info(type).kind; }
-std::string_view to_string(KeyType type) { return info(type).name; }
+std::size_t key_size(KeyType type) {
+  return info(type).size;
+}
+KeyKind key_kind(KeyType type) {
+  return info(type).kind;
+}
+std::string_view to_string(KeyType type) {
+  return info(type).name;
+}
 
 std::optional<KeyType> parse_key_type(std::string_view name) {
   for (const auto& entry : key_types)

@@ -12,22 +12,22 @@
 namespace clsort::test {
 
 enum class Distribution {
-  uniform,       // random bit patterns (floats: includes NaNs, infinities, denormals)
+  uniform,  // random bit patterns (floats: includes NaNs, infinities, denormals)
   all_equal,
   two_values,
   few_distinct,  // 7 distinct keys: long runs of equal keys test stability
   sorted,
   reversed,
-  low_bits,      // only the lowest 5 bits vary
-  high_bits,     // only the highest 5 bits vary
-  extremes,      // min/max, 0, -0.0, +-inf, NaNs of both signs with payloads, denormals
+  low_bits,   // only the lowest 5 bits vary
+  high_bits,  // only the highest 5 bits vary
+  extremes,   // min/max, 0, -0.0, +-inf, NaNs of both signs with payloads, denormals
 };
 
 inline const std::vector<Distribution>& all_distributions() {
   static const std::vector<Distribution> all{
-      Distribution::uniform,  Distribution::all_equal, Distribution::two_values,
-      Distribution::few_distinct, Distribution::sorted, Distribution::reversed,
-      Distribution::low_bits, Distribution::high_bits, Distribution::extremes};
+      Distribution::uniform,      Distribution::all_equal, Distribution::two_values,
+      Distribution::few_distinct, Distribution::sorted,    Distribution::reversed,
+      Distribution::low_bits,     Distribution::high_bits, Distribution::extremes};
   return all;
 }
 
@@ -50,8 +50,8 @@ std::vector<K> extreme_keys() {
     for (B bits : {B(quiet), B(quiet | sign), B(quiet | 1), B(quiet | sign | 5),
                    B(bits_of(L::infinity()) | 3) /* signalling NaN with payload */})
       v.push_back(from_bits<K>(bits));
-    v.insert(v.end(), {K(-0.0), L::infinity(), -L::infinity(), L::denorm_min(),
-                       -L::denorm_min(), K(-2.5), K(2.5)});
+    v.insert(v.end(), {K(-0.0), L::infinity(), -L::infinity(), L::denorm_min(), -L::denorm_min(),
+                       K(-2.5), K(2.5)});
   }
   return v;
 }

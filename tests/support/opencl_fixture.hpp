@@ -15,7 +15,11 @@ inline const cl::CommandQueue& test_queue() {
   return queue;
 }
 
-inline cl::Device test_device() { return test_queue().getInfo<CL_QUEUE_DEVICE>(); }
-inline cl::Context test_context() { return test_queue().getInfo<CL_QUEUE_CONTEXT>(); }
+inline cl::Device test_device() {
+  return test_queue().getInfo<CL_QUEUE_DEVICE>();
+}
+inline cl::Context test_context() {
+  return test_queue().getInfo<CL_QUEUE_CONTEXT>();
+}
 
 }  // namespace clsort::test

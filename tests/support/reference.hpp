@@ -14,10 +14,10 @@
 namespace clsort::test {
 
 template <std::size_t Bytes>
-using unsigned_of_size =
-    std::conditional_t<Bytes == 1, std::uint8_t,
-                       std::conditional_t<Bytes == 2, std::uint16_t,
-                                          std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
+using unsigned_of_size = std::conditional_t<
+    Bytes == 1, std::uint8_t,
+    std::conditional_t<Bytes == 2, std::uint16_t,
+                       std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
 
 template <class K>
 using Bits = unsigned_of_size<sizeof(K)>;

@@ -14,15 +14,14 @@
 
 namespace clsort::test {
 
-using AllKeyTypes = std::tuple<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t,
-                               std::int8_t, std::int16_t, std::int32_t, std::int64_t, float,
-                               double>;
+using AllKeyTypes =
+    std::tuple<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t, std::int16_t,
+               std::int32_t, std::int64_t, float, double>;
 
 /// Calls f.template operator()<K>() for every key type.
 template <class F>
 void for_each_key_type(F&& f) {
-  std::apply([&](auto... keys) { (f.template operator()<decltype(keys)>(), ...); },
-             AllKeyTypes{});
+  std::apply([&](auto... keys) { (f.template operator()<decltype(keys)>(), ...); }, AllKeyTypes{});
 }
 
 struct Value16 {
@@ -73,8 +72,9 @@ void expect_sorted_pairs(Sorter& sorter, std::vector<K> keys, const SortOptions&
   sorter.sort_pairs(std::span<K>(keys), std::span<V>(values), o);
   const std::size_t key_diff = first_difference(keys, expected_keys);
   const std::size_t value_diff = first_difference(values, expected_values);
-  const std::string label = describe(to_string(key_type_of<K>()), keys.size(),
-                                     what + " pairs of " + std::to_string(sizeof(V)) + "-byte values", o);
+  const std::string label =
+      describe(to_string(key_type_of<K>()), keys.size(),
+               what + " pairs of " + std::to_string(sizeof(V)) + "-byte values", o);
   BOOST_TEST(key_diff == keys.size(), label << ": first key difference at " << key_diff);
   BOOST_TEST(value_diff == keys.size(), label << ": first value difference at " << value_diff);
 }
@@ -84,11 +84,16 @@ template <class K>
 void expect_sorted_pairs_of_width(Sorter& sorter, std::vector<K> keys, const SortOptions& o,
                                   const std::string& what, std::size_t value_bytes) {
   switch (value_bytes) {
-    case 1: return expect_sorted_pairs<K, std::uint8_t>(sorter, std::move(keys), o, what);
-    case 2: return expect_sorted_pairs<K, std::uint16_t>(sorter, std::move(keys), o, what);
-    case 4: return expect_sorted_pairs<K, std::uint32_t>(sorter, std::move(keys), o, what);
-    case 8: return expect_sorted_pairs<K, std::uint64_t>(sorter, std::move(keys), o, what);
-    default: return expect_sorted_pairs<K, Value16>(sorter, std::move(keys), o, what);
+    case 1:
+      return expect_sorted_pairs<K, std::uint8_t>(sorter, std::move(keys), o, what);
+    case 2:
+      return expect_sorted_pairs<K, std::uint16_t>(sorter, std::move(keys), o, what);
+    case 4:
+      return expect_sorted_pairs<K, std::uint32_t>(sorter, std::move(keys), o, what);
+    case 8:
+      return expect_sorted_pairs<K, std::uint64_t>(sorter, std::move(keys), o, what);
+    default:
+      return expect_sorted_pairs<K, Value16>(sorter, std::move(keys), o, what);
   }
 }
 

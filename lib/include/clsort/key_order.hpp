@@ -15,9 +15,10 @@ namespace clsort {
 /// key. Two keys compare equal in the sort exactly when their ordered bits are equal.
 template <class K>
 auto ordered_bits(K key, bool descending = false) {
-  using Bits = std::conditional_t<sizeof(K) == 1, std::uint8_t,
-               std::conditional_t<sizeof(K) == 2, std::uint16_t,
-               std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>>;
+  using Bits = std::conditional_t<
+      sizeof(K) == 1, std::uint8_t,
+      std::conditional_t<sizeof(K) == 2, std::uint16_t,
+                         std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>>;
   constexpr Bits sign = static_cast<Bits>(Bits{1} << (sizeof(K) * 8 - 1));
   Bits bits;
   std::memcpy(&bits, &key, sizeof bits);
@@ -38,16 +39,26 @@ auto ordered_bits(K key, bool descending = false) {
 template <class F>
 decltype(auto) with_key_type(KeyType type, F&& f) {
   switch (type) {
-    case KeyType::u8: return f.template operator()<std::uint8_t>();
-    case KeyType::u16: return f.template operator()<std::uint16_t>();
-    case KeyType::u32: return f.template operator()<std::uint32_t>();
-    case KeyType::u64: return f.template operator()<std::uint64_t>();
-    case KeyType::i8: return f.template operator()<std::int8_t>();
-    case KeyType::i16: return f.template operator()<std::int16_t>();
-    case KeyType::i32: return f.template operator()<std::int32_t>();
-    case KeyType::i64: return f.template operator()<std::int64_t>();
-    case KeyType::f32: return f.template operator()<float>();
-    default: return f.template operator()<double>();
+    case KeyType::u8:
+      return f.template operator()<std::uint8_t>();
+    case KeyType::u16:
+      return f.template operator()<std::uint16_t>();
+    case KeyType::u32:
+      return f.template operator()<std::uint32_t>();
+    case KeyType::u64:
+      return f.template operator()<std::uint64_t>();
+    case KeyType::i8:
+      return f.template operator()<std::int8_t>();
+    case KeyType::i16:
+      return f.template operator()<std::int16_t>();
+    case KeyType::i32:
+      return f.template operator()<std::int32_t>();
+    case KeyType::i64:
+      return f.template operator()<std::int64_t>();
+    case KeyType::f32:
+      return f.template operator()<float>();
+    default:
+      return f.template operator()<double>();
   }
 }
 

@@ -41,9 +41,8 @@ class Sorter {
     static_assert(std::is_trivially_copyable_v<Value> && is_supported_value_size(sizeof(Value)),
                   "values must be trivially copyable and 1, 2, 4, 8 or 16 bytes");
     if (values.size() != keys.size())
-      throw Error("sort_pairs", "keys and values differ in length (" +
-                                    std::to_string(keys.size()) + " vs " +
-                                    std::to_string(values.size()) + ")");
+      throw Error("sort_pairs", "keys and values differ in length (" + std::to_string(keys.size()) +
+                                    " vs " + std::to_string(values.size()) + ")");
     sort_host(keys.data(), keys.size(), key_type_of<Key>(), values.data(), sizeof(Value), options);
   }
 

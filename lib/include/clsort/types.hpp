@@ -19,7 +19,9 @@ enum class KeyKind { unsigned_integer, signed_integer, floating_point };
 /// Size of one key in bytes.
 std::size_t key_size(KeyType type);
 /// Width of one key in bits.
-inline unsigned key_bits(KeyType type) { return static_cast<unsigned>(key_size(type) * 8); }
+inline unsigned key_bits(KeyType type) {
+  return static_cast<unsigned>(key_size(type) * 8);
+}
 KeyKind key_kind(KeyType type);
 /// The short name: "u8" ... "f64".
 std::string_view to_string(KeyType type);
@@ -36,12 +38,12 @@ constexpr KeyType key_type_of() {
   if constexpr (std::is_floating_point_v<U>) {
     return sizeof(U) == 4 ? KeyType::f32 : KeyType::f64;
   } else if constexpr (std::is_signed_v<U>) {
-    return sizeof(U) == 1 ? KeyType::i8
+    return sizeof(U) == 1   ? KeyType::i8
            : sizeof(U) == 2 ? KeyType::i16
            : sizeof(U) == 4 ? KeyType::i32
                             : KeyType::i64;
   } else {
-    return sizeof(U) == 1 ? KeyType::u8
+    return sizeof(U) == 1   ? KeyType::u8
            : sizeof(U) == 2 ? KeyType::u16
            : sizeof(U) == 4 ? KeyType::u32
                             : KeyType::u64;
