@@ -12,10 +12,11 @@ using namespace clsort::test;
 
 namespace {
 
-std::vector<Params> sweep(Ranking ranking) {
+std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
   const std::size_t max_wg = test_device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   std::vector<Params> sets;
   Params base;
+  base.algorithm = algorithm;
   base.ranking = ranking;
   base.work_group_size = ranking == Ranking::serial ? 2 : 64;
   base.elements_per_thread = ranking == Ranking::serial ? 100 : 4;
@@ -30,9 +31,10 @@ std::vector<Params> sweep(Ranking ranking) {
     Params p = base;
     p.work_group_size = wg;
     p.scan_work_group_size = wg;
-    if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
+    const bool fits_warps = ranking != Ranking::warp_match || wg % 32 == 0;
+    if (static_cast<std::size_t>(wg) <= max_wg && fits_warps) sets.push_back(p);
   }
-  for (int ept : {1, 3, 31, 1000}) {
+  for (int ept : {1, 3, 31, algorithm == Algorithm::onesweep ? 24 : 1000}) {
     Params p = base;
     p.elements_per_thread = ept;
     p.scan_elements_per_thread = ept % 64;
@@ -64,12 +66,28 @@ void sort_with(const Params& p) {
 
 BOOST_AUTO_TEST_SUITE(parameter_sweep)
 
-BOOST_AUTO_TEST_CASE(serial_ranking) {
-  for (const Params& p : sweep(Ranking::serial)) sort_with(p);
+BOOST_AUTO_TEST_CASE(reduce_then_scan_serial_ranking) {
+  for (const Params& p : sweep(Algorithm::reduce_then_scan, Ranking::serial)) sort_with(p);
 }
 
-BOOST_AUTO_TEST_CASE(bitmask_ranking) {
-  for (const Params& p : sweep(Ranking::bitmask)) sort_with(p);
+BOOST_AUTO_TEST_CASE(reduce_then_scan_bitmask_ranking) {
+  for (const Params& p : sweep(Algorithm::reduce_then_scan, Ranking::bitmask)) sort_with(p);
+}
+
+BOOST_AUTO_TEST_CASE(onesweep_bitmask_ranking) {
+  for (const Params& p : sweep(Algorithm::onesweep, Ranking::bitmask)) sort_with(p);
+}
+
+// NVIDIA only: elsewhere the parameters are refused (tested in the parameters suite).
+BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
+  const auto sets = sweep(Algorithm::onesweep, Ranking::warp_match);
+  try {
+    validate_for_device(sets.front(), test_device());
+  } catch (const Error& e) {
+    BOOST_TEST_MESSAGE("not run: " << e.what());
+    return;
+  }
+  for (const Params& p : sets) sort_with(p);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -34,12 +34,14 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   p.radix_bits = 5;
   p.work_group_size = 48;
   p.elements_per_thread = 3;
-  p.ranking = Ranking::serial;
+  p.ranking = Ranking::bitmask;
+  p.algorithm = Algorithm::onesweep;
   p.scan_work_group_size = 32;
   p.scan_elements_per_thread = 7;
   const json j = p;
   BOOST_TEST(j["radix_bits"].is_number_integer());
-  BOOST_TEST(j["ranking"] == "serial");
+  BOOST_TEST(j["ranking"] == "bitmask");
+  BOOST_TEST(j["algorithm"] == "onesweep");
   BOOST_TEST((j.get<Params>() == p));
   BOOST_TEST((json::parse(j.dump()).get<Params>() == p));
 }
@@ -57,7 +59,13 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
   expect_json_error(j, "'elements_per_thread' must be an integer");
   j = good;
   j["ranking"] = "quantum";
-  expect_json_error(j, "field 'ranking' must be");
+  expect_json_error(j, "field 'ranking' must be one of \"serial\", \"bitmask\", \"warp_match\"");
+  j = good;
+  j["algorithm"] = "bogosort";
+  expect_json_error(j, "field 'algorithm' must be one of");
+  j = good;
+  j["ranking"] = "warp_match";
+  expect_json_error(j, "warp_match needs algorithm = onesweep");
   j = good;
   j["radix_bitz"] = 4;
   expect_json_error(j, "unknown field 'radix_bitz'");
@@ -74,6 +82,14 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   p.scan_elements_per_thread = 1;
   BOOST_CHECK_EXCEPTION(validate(p), Error,
                         [](const Error& e) { return message_has(e, "at least 2"); });
+  p = Params{};
+  p.algorithm = Algorithm::onesweep;
+  p.ranking = Ranking::serial;
+  BOOST_CHECK_EXCEPTION(validate(p), Error,
+                        [](const Error& e) { return message_has(e, "serial needs algorithm = reduce_then_scan"); });
+  p.ranking = Ranking::warp_match;
+  p.work_group_size = 48;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "multiple of 32"); });
   p = Params{};
   p.radix_bits = 0;
   BOOST_CHECK_EXCEPTION(validate(p), Error,
@@ -97,19 +113,41 @@ BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
   p.radix_bits = 8;
   p.work_group_size = 4096;
   const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  BOOST_TEST(local_memory_bytes(p, 8) == 256u * (128u * 4u + 8u));
-  if (static_cast<std::size_t>(p.work_group_size) <= max_wg && local_memory_bytes(p, 8) > local)
+  BOOST_TEST(local_memory_bytes(p, 4, 0) == 256u * (128u * 4u + 8u));
+  if (static_cast<std::size_t>(p.work_group_size) <= max_wg && local_memory_bytes(p, 4, 0) > local)
     BOOST_CHECK_EXCEPTION(Sorter(test_queue(), p), Error, [](const Error& e) {
       return message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE");
     });
 }
 
+BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
+  const cl::Device device = test_device();
+  Params p;
+  p.algorithm = Algorithm::onesweep;
+  p.work_group_size = 32;
+  p.elements_per_thread = 65536;  // a tile of 2M keys cannot fit any device's local memory
+  BOOST_CHECK_EXCEPTION(validate_for_device(p, device, 8, 16), Error, [](const Error& e) {
+    return message_has(e, "elements_per_thread = 65536") && message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE");
+  });
+  p.elements_per_thread = 4;
+  p.ranking = Ranking::warp_match;
+  const bool nvidia = device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_device_attribute_query") !=
+                      std::string::npos;
+  if (!nvidia)
+    BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error,
+                          [](const Error& e) { return message_has(e, "warp_match needs an NVIDIA GPU"); });
+}
+
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
-  const Params p = default_params(device);
-  BOOST_CHECK_NO_THROW(validate_for_device(p, device));
+  for (std::size_t key_bytes : {1, 2, 4, 8})
+    for (std::size_t value_bytes : {0, 1, 4, 8, 16})
+      BOOST_CHECK_NO_THROW(
+          validate_for_device(default_params(device, key_bytes, value_bytes), device, key_bytes, value_bytes));
   Sorter sorter(test_queue());
-  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1000) == p));
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1000) == default_params(device, 4, 0)));
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, 1000) == default_params(device, 8, 16)));
+  const Params p = default_params(device);
   Params custom = p;
   custom.radix_bits = 4;
   Sorter custom_sorter(test_queue(), custom);

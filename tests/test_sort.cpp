@@ -13,14 +13,28 @@ namespace {
 const std::vector<std::size_t> small_sizes{0,   1,   2,   3,    31,   32,   33,
                                            255, 256, 257, 4095, 4097, 65537};
 
-// The device's default and the GPU-style bitmask ranking, so both run on every device.
+// The device's default, reduce-then-scan with bitmask ranking, onesweep with bitmask ranking,
+// and onesweep with warp_match where the device has it: every path runs on every device.
 std::vector<Params> ranking_variants() {
-  Params bitmask = default_params(test_device());
+  const cl::Device device = test_device();
+  Params bitmask = default_params(device);
+  bitmask.algorithm = Algorithm::reduce_then_scan;
   bitmask.ranking = Ranking::bitmask;
-  bitmask.work_group_size =
-      std::min(bitmask.work_group_size == 1 ? 64 : bitmask.work_group_size, 256);
+  bitmask.work_group_size = 64;
   bitmask.elements_per_thread = 8;
-  return {default_params(test_device()), bitmask};
+  Params onesweep = bitmask;
+  onesweep.algorithm = Algorithm::onesweep;
+  onesweep.elements_per_thread = 5;
+  std::vector<Params> variants{default_params(device), bitmask, onesweep};
+  Params warp = onesweep;
+  warp.ranking = Ranking::warp_match;
+  try {
+    validate_for_device(warp, device, 8, 16);
+    variants.push_back(warp);
+  } catch (const Error&) {
+    BOOST_TEST_MESSAGE("warp_match ranking not available on this device");
+  }
+  return variants;
 }
 
 template <class K>
@@ -49,7 +63,7 @@ BOOST_AUTO_TEST_SUITE(whole_sorts)
 
 BOOST_AUTO_TEST_CASE(keys_small_sizes_every_type_and_distribution) {
   for (const Params& params : ranking_variants()) {
-    BOOST_TEST_CONTEXT("ranking " << to_string(params.ranking)) {
+    BOOST_TEST_CONTEXT(to_string(params.algorithm) << " ranking " << to_string(params.ranking)) {
       Sorter sorter(test_queue(), params);
       for_each_key_type([&]<class K>() { sort_all_small_inputs<K>(sorter, false); });
     }
@@ -58,7 +72,7 @@ BOOST_AUTO_TEST_CASE(keys_small_sizes_every_type_and_distribution) {
 
 BOOST_AUTO_TEST_CASE(pairs_small_sizes_every_type_and_distribution) {
   for (const Params& params : ranking_variants()) {
-    BOOST_TEST_CONTEXT("ranking " << to_string(params.ranking)) {
+    BOOST_TEST_CONTEXT(to_string(params.algorithm) << " ranking " << to_string(params.ranking)) {
       Sorter sorter(test_queue(), params);
       for_each_key_type([&]<class K>() { sort_all_small_inputs<K>(sorter, true); });
     }

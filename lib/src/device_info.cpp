@@ -19,6 +19,20 @@ std::string trimmed(std::string s) {
   return s;
 }
 
+// NVIDIA's attribute query (cl_nv_device_attribute_query); not in the standard headers.
+constexpr cl_device_info compute_capability_major_nv = 0x4000;
+constexpr cl_device_info warp_size_nv = 0x4003;
+
+bool has_warp_match(const cl::Device& device) {
+  const std::string extensions = device_info<CL_DEVICE_EXTENSIONS>(device);
+  if (extensions.find("cl_nv_device_attribute_query") == std::string::npos) return false;
+  cl_uint major = 0, warp = 0;
+  if (clGetDeviceInfo(device(), compute_capability_major_nv, sizeof major, &major, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(device(), warp_size_nv, sizeof warp, &warp, nullptr) != CL_SUCCESS)
+    return false;
+  return major >= 7 && warp == 32;
+}
+
 }  // namespace
 
 DeviceLimits query_limits(const cl::Device& device) {
@@ -31,6 +45,8 @@ DeviceLimits query_limits(const cl::Device& device) {
     limits.max_work_group_size = item_sizes[0];
   limits.local_memory_bytes = device_info<CL_DEVICE_LOCAL_MEM_SIZE>(device);
   limits.max_allocation_bytes = device_info<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device);
+  limits.compute_units = device_info<CL_DEVICE_MAX_COMPUTE_UNITS>(device);
+  limits.has_warp_match = has_warp_match(device);
   return limits;
 }
 

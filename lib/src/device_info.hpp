@@ -14,6 +14,10 @@ struct DeviceLimits {
   std::size_t max_work_group_size = 1;
   std::uint64_t local_memory_bytes = 0;
   std::uint64_t max_allocation_bytes = 0;
+  std::size_t compute_units = 1;
+  /// NVIDIA sm_70+ with 32-wide warps, as cl_nv_device_attribute_query reports: the PTX warp
+  /// primitives (match.any, lane masks, bar.warp.sync) are available.
+  bool has_warp_match = false;
 };
 
 DeviceLimits query_limits(const cl::Device& device);

@@ -26,15 +26,34 @@ constexpr std::array<IntField, 5> int_fields{{
     {"scan_elements_per_thread", &Params::scan_elements_per_thread, 1, 65536},
 }};
 
-constexpr std::size_t digit_count(const Params& p) {
-  return std::size_t{1} << p.radix_bits;
+constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{{
+    {Ranking::serial, "serial"}, {Ranking::bitmask, "bitmask"}, {Ranking::warp_match, "warp_match"}}};
+constexpr std::array<std::pair<Algorithm, std::string_view>, 2> algorithm_names{
+    {{Algorithm::reduce_then_scan, "reduce_then_scan"}, {Algorithm::onesweep, "onesweep"}}};
+
+template <class Enum, std::size_t N>
+std::string_view name_of(Enum value, const std::array<std::pair<Enum, std::string_view>, N>& names) {
+  for (const auto& [v, name] : names)
+    if (v == value) return name;
+  return "?";
 }
 
-std::optional<Ranking> parse_ranking(std::string_view name) {
-  if (name == "serial") return Ranking::serial;
-  if (name == "bitmask") return Ranking::bitmask;
-  return std::nullopt;
+// Reads an enum field by name; throws naming the field and the allowed names.
+template <class Enum, std::size_t N>
+Enum read_enum(const nlohmann::json& json, const char* field,
+               const std::array<std::pair<Enum, std::string_view>, N>& names) {
+  const auto it = json.find(field);
+  if (it == json.end()) throw Error("read parameters", std::string("missing field '") + field + "'");
+  std::string allowed;
+  for (const auto& [value, name] : names) {
+    if (it->is_string() && it->get<std::string>() == name) return value;
+    allowed += (allowed.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+  }
+  throw Error("read parameters",
+              std::string("field '") + field + "' must be one of " + allowed + ", got " + it->dump());
 }
+
+constexpr std::size_t digit_count(const Params& p) { return std::size_t{1} << p.radix_bits; }
 
 // Largest power of two not above `limit` (limit >= 1).
 int floor_power_of_two(std::size_t limit) {
@@ -43,11 +62,29 @@ int floor_power_of_two(std::size_t limit) {
   return p;
 }
 
+std::size_t reduce_then_scan_local_bytes(const Params& p) {
+  const std::size_t scan = static_cast<std::size_t>(p.scan_work_group_size) * 8;
+  if (p.ranking == Ranking::serial) return scan;
+  const std::size_t mask_words = (static_cast<std::size_t>(p.work_group_size) + 31) / 32;
+  return std::max(scan, digit_count(p) * (mask_words * 4 + 8));
+}
+
+std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
+  const auto wg = static_cast<std::size_t>(p.work_group_size);
+  const std::size_t tile = wg * static_cast<std::size_t>(p.elements_per_thread);
+  const std::size_t ranking = p.ranking == Ranking::warp_match
+                                  ? (wg / 32) * digit_count(p) * 4
+                                  : digit_count(p) * ((wg + 31) / 32) * 4;
+  const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
+  const std::size_t pass_kernel =
+      tile * (key_bytes + 1 + value_bytes) + digit_count(p) * 12 + wg * 4 + ranking + 16;
+  return std::max(pass_kernel, passes * digit_count(p) * 4);
+}
+
 }  // namespace
 
-std::string_view to_string(Ranking ranking) {
-  return ranking == Ranking::serial ? "serial" : "bitmask";
-}
+std::string_view to_string(Ranking ranking) { return name_of(ranking, ranking_names); }
+std::string_view to_string(Algorithm algorithm) { return name_of(algorithm, algorithm_names); }
 
 void validate(const Params& params) {
   for (const auto& field : int_fields) {
@@ -61,17 +98,22 @@ void validate(const Params& params) {
   if (params.scan_work_group_size * params.scan_elements_per_thread < 2)
     throw Error("validate parameters",
                 "scan_work_group_size * scan_elements_per_thread must be at least 2");
+  const bool onesweep = params.algorithm == Algorithm::onesweep;
+  if (onesweep && params.ranking == Ranking::serial)
+    throw Error("validate parameters", "ranking = serial needs algorithm = reduce_then_scan");
+  if (!onesweep && params.ranking == Ranking::warp_match)
+    throw Error("validate parameters", "ranking = warp_match needs algorithm = onesweep");
+  if (params.ranking == Ranking::warp_match && params.work_group_size % 32 != 0)
+    throw Error("validate parameters", "ranking = warp_match needs work_group_size a multiple of 32");
 }
 
-std::size_t local_memory_bytes(const Params& p, std::size_t offset_bytes) {
-  const std::size_t scan = static_cast<std::size_t>(p.scan_work_group_size) * offset_bytes;
-  if (p.ranking == Ranking::serial) return scan;
-  const std::size_t mask_words = (static_cast<std::size_t>(p.work_group_size) + 31) / 32;
-  const std::size_t scatter = digit_count(p) * (mask_words * 4 + offset_bytes);
-  return std::max(scan, scatter);
+std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
+  return p.algorithm == Algorithm::onesweep ? onesweep_local_bytes(p, key_bytes, value_bytes)
+                                            : reduce_then_scan_local_bytes(p);
 }
 
-void validate_for_device(const Params& params, const cl::Device& device) {
+void validate_for_device(const Params& params, const cl::Device& device, std::size_t key_bytes,
+                         std::size_t value_bytes) {
   validate(params);
   const detail::DeviceLimits limits = detail::query_limits(device);
   const auto check_work_group = [&](const char* field, int value) {
@@ -83,16 +125,23 @@ void validate_for_device(const Params& params, const cl::Device& device) {
   };
   check_work_group("work_group_size", params.work_group_size);
   check_work_group("scan_work_group_size", params.scan_work_group_size);
-  const std::size_t needed = local_memory_bytes(params, 8);
+  if (params.ranking == Ranking::warp_match && !limits.has_warp_match)
+    throw Error("validate parameters",
+                "ranking = warp_match needs an NVIDIA GPU of compute capability 7.0 or later with "
+                "32-wide warps; " + limits.name + " is not one");
+  const std::size_t needed = local_memory_bytes(params, key_bytes, value_bytes);
   if (needed > limits.local_memory_bytes)
     throw Error("validate parameters",
-                "radix_bits = " + std::to_string(params.radix_bits) + " with work_group_size = " +
-                    std::to_string(params.work_group_size) + " needs " + std::to_string(needed) +
-                    " bytes of local memory; CL_DEVICE_LOCAL_MEM_SIZE = " +
+                "radix_bits = " + std::to_string(params.radix_bits) + ", work_group_size = " +
+                    std::to_string(params.work_group_size) + ", elements_per_thread = " +
+                    std::to_string(params.elements_per_thread) + " need " +
+                    std::to_string(needed) + " bytes of local memory for " +
+                    std::to_string(key_bytes) + "-byte keys and " + std::to_string(value_bytes) +
+                    "-byte values; CL_DEVICE_LOCAL_MEM_SIZE = " +
                     std::to_string(limits.local_memory_bytes) + " on " + limits.name);
 }
 
-Params default_params(const cl::Device& device) {
+Params default_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes) {
   const detail::DeviceLimits limits = detail::query_limits(device);
   Params p;
   if (limits.is_cpu) {
@@ -103,12 +152,19 @@ Params default_params(const cl::Device& device) {
     p.elements_per_thread = 4096;
     p.scan_work_group_size = 16;
     p.scan_elements_per_thread = 256;
+  } else if (limits.has_warp_match) {
+    p.algorithm = Algorithm::onesweep;
+    p.ranking = Ranking::warp_match;
+    p.elements_per_thread = 16;
   }
+  const auto fits = [&] { return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes; };
   p.work_group_size = std::min(p.work_group_size, floor_power_of_two(limits.max_work_group_size));
   p.scan_work_group_size =
       std::min(p.scan_work_group_size, floor_power_of_two(limits.max_work_group_size));
-  while (p.radix_bits > 1 && local_memory_bytes(p, 8) > limits.local_memory_bytes) --p.radix_bits;
-  while (p.work_group_size > 1 && local_memory_bytes(p, 8) > limits.local_memory_bytes) {
+  while (p.elements_per_thread > 1 && p.algorithm == Algorithm::onesweep && !fits())
+    --p.elements_per_thread;
+  while (p.radix_bits > 1 && !fits()) --p.radix_bits;
+  while (p.work_group_size > 1 && !fits()) {
     p.work_group_size /= 2;
     p.scan_work_group_size = std::min(p.scan_work_group_size, p.work_group_size);
   }
@@ -119,6 +175,7 @@ void to_json(nlohmann::json& json, const Params& params) {
   json = nlohmann::json::object();
   for (const auto& field : int_fields) json[field.name] = params.*field.member;
   json["ranking"] = std::string(to_string(params.ranking));
+  json["algorithm"] = std::string(to_string(params.algorithm));
 }
 
 void from_json(const nlohmann::json& json, Params& params) {
@@ -136,19 +193,15 @@ void from_json(const nlohmann::json& json, Params& params) {
            std::to_string(field.min) + ", " + std::to_string(field.max) + "]");
     parsed.*field.member = static_cast<int>(value);
   }
-  const auto ranking = json.find("ranking");
-  if (ranking == json.end()) fail("missing field 'ranking'");
-  const auto parsed_ranking =
-      ranking->is_string() ? parse_ranking(ranking->get<std::string>()) : std::nullopt;
-  if (!parsed_ranking)
-    fail("field 'ranking' must be \"serial\" or \"bitmask\", got " + ranking->dump());
-  parsed.ranking = *parsed_ranking;
+  parsed.ranking = read_enum(json, "ranking", ranking_names);
+  parsed.algorithm = read_enum(json, "algorithm", algorithm_names);
   for (const auto& [key, value] : json.items()) {
-    const bool known =
-        key == "ranking" || std::any_of(int_fields.begin(), int_fields.end(),
-                                        [&](const IntField& f) { return key == f.name; });
+    const bool known = key == "ranking" || key == "algorithm" ||
+                       std::any_of(int_fields.begin(), int_fields.end(),
+                                   [&](const IntField& f) { return key == f.name; });
     if (!known) fail("unknown field '" + key + "'");
   }
+  validate(parsed);
   params = parsed;
 }
 

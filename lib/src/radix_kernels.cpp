@@ -33,7 +33,9 @@ const char* kind_name(KeyKind kind) {
   }
 }
 
-TemplateContext template_variables(const KernelConfig& c) {
+}  // namespace
+
+TemplateContext kernel_template_variables(const KernelConfig& c) {
   const std::size_t key_bytes = key_size(c.key_type);
   const Params& p = c.params;
   return {
@@ -49,16 +51,15 @@ TemplateContext template_variables(const KernelConfig& c) {
       {"work_group_size", std::int64_t{p.work_group_size}},
       {"elements_per_thread", std::int64_t{p.elements_per_thread}},
       {"ranking", std::string(to_string(p.ranking))},
+      {"max_passes", static_cast<std::int64_t>((key_bytes * 8 + p.radix_bits - 1) / p.radix_bits)},
   };
 }
-
-}  // namespace
 
 RadixKernels::RadixKernels(const cl::Context& context, const cl::Device& device,
                            const KernelConfig& config)
     : config_(config) {
-  validate_for_device(config.params, device);
-  const TemplateContext vars = template_variables(config);
+  validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
+  const TemplateContext vars = kernel_template_variables(config);
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   count_ = make_kernel(build_template(context, device, "count.cl", vars), device, "count_digits",
                        wg, "work_group_size");

@@ -7,6 +7,7 @@
 #include "clsort/opencl.hpp"
 #include "clsort/params.hpp"
 #include "clsort/types.hpp"
+#include "template_engine.hpp"
 
 namespace clsort::detail {
 
@@ -29,6 +30,9 @@ struct PassData {
   cl::Buffer keys;
   cl::Buffer values;  ///< unused without values
 };
+
+/// The template variables that specialize kernels for a configuration.
+TemplateContext kernel_template_variables(const KernelConfig& config);
 
 class RadixKernels {
  public:

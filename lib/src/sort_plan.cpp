@@ -1,7 +1,10 @@
-// Runs the LSD radix passes of one sort: count -> scan -> scatter per digit.
+// What every plan shares: pass digits, the choice of plan, copying results back from scratch.
 #include "sort_plan.hpp"
 
 #include <algorithm>
+
+#include "onesweep_plan.hpp"
+#include "reduce_then_scan_plan.hpp"
 
 namespace clsort::detail {
 
@@ -14,72 +17,26 @@ std::vector<PassDigit> pass_digits(unsigned begin_bit, unsigned end_bit, int rad
   return passes;
 }
 
-SortPlan::SortPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config)
-    : context_(context),
-      radix_(context, device, config),
-      scan_(context, device, config.wide_offsets, config.params.scan_work_group_size,
-            config.params.scan_elements_per_thread) {}
-
-std::uint64_t SortPlan::histogram_length(std::uint64_t n) const {
-  return (std::uint64_t{1} << radix_.config().params.radix_bits) * radix_.block_count(n);
+std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::Device& device,
+                                         const KernelConfig& config) {
+  if (config.params.algorithm == Algorithm::onesweep)
+    return std::make_unique<OnesweepPlan>(context, device, config);
+  return std::make_unique<ReduceThenScanPlan>(context, device, config);
 }
 
-SortPlan::Scratch SortPlan::scratch_for(std::uint64_t n) {
-  const KernelConfig& config = radix_.config();
-  Scratch s;
-  s.data.keys = scratch_keys_.at_least(context_, n * key_size(config.key_type), "scratch keys");
-  if (config.value_bytes > 0)
-    s.data.values = scratch_values_.at_least(context_, n * config.value_bytes, "scratch values");
-  const std::size_t offset_bytes = config.wide_offsets ? 8 : 4;
-  s.histogram = histogram_.at_least(context_, histogram_length(n) * offset_bytes, "histograms");
-  return s;
-}
-
-void SortPlan::reserve(std::uint64_t n) {
-  scratch_for(n);
-}
-
-cl::Event SortPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                        unsigned begin_bit, unsigned end_bit, bool descending,
-                        std::vector<cl::Event> waits) {
-  const KernelConfig& config = radix_.config();
-  const Scratch scratch = scratch_for(n);
-  const cl::Buffer& hist = scratch.histogram;
-
-  const PassData* from = &data;
-  const PassData* to = &scratch.data;
-  const std::uint64_t blocks = radix_.block_count(n);
-  for (const PassDigit& digit : pass_digits(begin_bit, end_bit, config.params.radix_bits)) {
-    cl::Event counted = radix_.count(queue, from->keys, n, digit, descending, hist, waits);
-    cl::Event scanned = scan_.run(queue, hist, (digit.mask + std::uint64_t{1}) * blocks, {counted});
-    waits = {radix_.scatter(queue, *from, *to, n, digit, descending, hist, {scanned})};
-    std::swap(from, to);
-  }
-  if (from != &data) return copy_back(queue, *from, data, n, waits);
-  cl::Event done;
-  check(queue.enqueueMarkerWithWaitList(&waits, &done), "enqueue marker");
-  return done;
-}
-
-cl::Event SortPlan::copy_back(const cl::CommandQueue& queue, const PassData& from,
-                              const PassData& to, std::uint64_t n,
-                              const std::vector<cl::Event>& waits) const {
-  const KernelConfig& config = radix_.config();
-  std::vector<cl::Event> copies;
-  cl::Event event;
-  check(queue.enqueueCopyBuffer(from.keys, to.keys, 0, 0, n * key_size(config.key_type), &waits,
-                                &event),
+cl::Event copy_pass_data(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
+                         std::uint64_t n, std::size_t key_bytes, std::size_t value_bytes,
+                         const std::vector<cl::Event>& waits) {
+  std::vector<cl::Event> copies(1);
+  check(queue.enqueueCopyBuffer(from.keys, to.keys, 0, 0, n * key_bytes, &waits, &copies[0]),
         "enqueue copy", "keys back from scratch");
-  copies.push_back(event);
-  if (config.value_bytes > 0) {
-    check(queue.enqueueCopyBuffer(from.values, to.values, 0, 0, n * config.value_bytes, &waits,
-                                  &event),
-          "enqueue copy", "values back from scratch");
-    copies.push_back(event);
-  }
-  if (copies.size() == 1) return copies.front();
-  check(queue.enqueueMarkerWithWaitList(&copies, &event), "enqueue marker");
-  return event;
+  if (value_bytes == 0) return copies[0];
+  copies.emplace_back();
+  check(queue.enqueueCopyBuffer(from.values, to.values, 0, 0, n * value_bytes, &waits, &copies[1]),
+        "enqueue copy", "values back from scratch");
+  cl::Event done;
+  check(queue.enqueueMarkerWithWaitList(&copies, &done), "enqueue marker");
+  return done;
 }
 
 }  // namespace clsort::detail

@@ -1,12 +1,10 @@
-// A sort plan: the kernels and scratch buffers of one configuration, and its pass sequence.
+// A sort plan: the compiled kernels and scratch buffers of one configuration, and how it sorts.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include "clsort/types.hpp"
-#include "device_buffer.hpp"
-#include "prefix_scan.hpp"
 #include "radix_kernels.hpp"
 
 namespace clsort::detail {
@@ -16,34 +14,25 @@ std::vector<PassDigit> pass_digits(unsigned begin_bit, unsigned end_bit, int rad
 
 class SortPlan {
  public:
-  SortPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
+  virtual ~SortPlan() = default;
 
   /// Sorts data (n keys, and values if the config has them) in place by bits
-  /// [begin_bit, end_bit) of the ordered key: count, scan and scatter per pass, ping-ponging
-  /// through scratch buffers, and a copy back after an odd number of passes.
-  cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                unsigned begin_bit, unsigned end_bit, bool descending,
-                std::vector<cl::Event> waits);
+  /// [begin_bit, end_bit) of the ordered key, after `waits`; the event completes with the sort.
+  virtual cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
+                        unsigned begin_bit, unsigned end_bit, bool descending,
+                        std::vector<cl::Event> waits) = 0;
 
   /// Allocates the scratch buffers for n keys now (they grow on demand otherwise).
-  void reserve(std::uint64_t n);
-
-  /// Histogram entries a sort of n keys needs (all digits of all blocks).
-  std::uint64_t histogram_length(std::uint64_t n) const;
-
- private:
-  struct Scratch {
-    PassData data;
-    cl::Buffer histogram;
-  };
-  Scratch scratch_for(std::uint64_t n);
-  cl::Event copy_back(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
-                      std::uint64_t n, const std::vector<cl::Event>& waits) const;
-
-  cl::Context context_;
-  RadixKernels radix_;
-  PrefixScan scan_;
-  DeviceBuffer scratch_keys_, scratch_values_, histogram_;
+  virtual void reserve(std::uint64_t n) = 0;
 };
+
+/// The plan for a configuration's algorithm (config.params.algorithm).
+std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::Device& device,
+                                         const KernelConfig& config);
+
+/// Copies n keys (and values, if value_bytes > 0) from `from` to `to` after `waits`.
+cl::Event copy_pass_data(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
+                         std::uint64_t n, std::size_t key_bytes, std::size_t value_bytes,
+                         const std::vector<cl::Event>& waits);
 
 }  // namespace clsort::detail

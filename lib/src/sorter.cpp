@@ -7,6 +7,7 @@
 #include "cl_check.hpp"
 #include "device_info.hpp"
 #include "program_cache.hpp"
+#include "onesweep_plan.hpp"
 #include "sort_plan.hpp"
 
 namespace clsort {
@@ -16,31 +17,50 @@ struct Sorter::Impl {
   cl::Context context;
   cl::Device device;
   detail::DeviceLimits limits;
-  Params params;
-  std::map<std::tuple<KeyType, std::size_t, bool>, std::unique_ptr<detail::SortPlan>> plans;
+  std::optional<Params> fixed_params;
+  std::map<std::pair<KeyType, std::size_t>, Params> default_params_by_class;
+  std::map<std::tuple<KeyType, std::size_t, bool, Algorithm>, std::unique_ptr<detail::SortPlan>>
+      plans;
   detail::DeviceBuffer host_keys, host_values;  // staging for the host-data API
   cl::Event last_sort;                          // scratch is shared: sorts run one after another
 
-  Impl(cl::CommandQueue q, std::optional<Params> fixed) : queue(std::move(q)) {
+  Impl(cl::CommandQueue q, std::optional<Params> fixed)
+      : queue(std::move(q)), fixed_params(std::move(fixed)) {
     detail::check(queue.getInfo(CL_QUEUE_CONTEXT, &context), "query queue");
     detail::check(queue.getInfo(CL_QUEUE_DEVICE, &device), "query queue");
     limits = detail::query_limits(device);
-    params = fixed ? *fixed : default_params(device);
-    validate_for_device(params, device);
+    if (fixed_params) validate_for_device(*fixed_params, device);
+  }
+
+  // The parameters a sort of this class uses: the fixed set, else the default for its widths;
+  // onesweep beyond its key limit runs reduce_then_scan with the same radix bits.
+  Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) {
+    Params p;
+    if (fixed_params) {
+      p = *fixed_params;
+    } else {
+      auto [it, added] = default_params_by_class.try_emplace({type, value_bytes});
+      if (added) it->second = default_params(device, key_size(type), value_bytes);
+      p = it->second;
+    }
+    if (p.algorithm == Algorithm::onesweep && n > detail::OnesweepPlan::max_keys) {
+      p.algorithm = Algorithm::reduce_then_scan;
+      if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
+    }
+    return p;
   }
 
   detail::SortPlan& plan(KeyType type, std::size_t value_bytes, std::uint64_t n) {
+    const Params params = params_for(type, value_bytes, n);
     const std::uint64_t block_keys =
         static_cast<std::uint64_t>(params.elements_per_thread) *
-        (params.ranking == Ranking::bitmask ? static_cast<std::uint64_t>(params.work_group_size)
-                                            : 1);
-    const std::uint64_t hist_length =
-        (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
+        (params.ranking == Ranking::serial ? 1 : static_cast<std::uint64_t>(params.work_group_size));
+    const std::uint64_t hist_length = (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
     const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
-    auto& slot = plans[{type, value_bytes, wide}];
+    auto& slot = plans[{type, value_bytes, wide, params.algorithm}];
     if (!slot)
-      slot = std::make_unique<detail::SortPlan>(
-          context, device, detail::KernelConfig{type, value_bytes, wide, params});
+      slot = detail::make_sort_plan(context, device,
+                                    detail::KernelConfig{type, value_bytes, wide, params});
     return *slot;
   }
 
@@ -141,8 +161,8 @@ void Sorter::prepare(KeyType type, std::size_t value_bytes, std::uint64_t n) {
   impl_->plan(type, value_bytes, n).reserve(n);
 }
 
-const Params& Sorter::params_for(KeyType, std::size_t, std::uint64_t) const {
-  return impl_->params;
+Params Sorter::params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const {
+  return impl_->params_for(type, value_bytes, n);
 }
 
 const cl::CommandQueue& Sorter::queue() const {

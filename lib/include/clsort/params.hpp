@@ -10,14 +10,30 @@
 
 namespace clsort {
 
-/// How a block of keys is ranked stably before the scatter.
-enum class Ranking {
-  /// A work-item owns a block of consecutive keys and walks them in order (best on CPUs).
-  serial,
-  /// A work-group owns a block and ranks rounds of keys with per-digit bitmasks in local memory.
-  bitmask,
+/// The pass structure of a sort.
+enum class Algorithm {
+  /// Per pass: count, scan, scatter kernels. Portable to every OpenCL device.
+  reduce_then_scan,
+  /// One histogram read up front, then one kernel per pass whose work-groups take tiles by
+  /// ticket and find their offsets by decoupled look-back. Needs work-groups that make progress
+  /// while others wait (true of NVIDIA GPUs and of PoCL); handles up to 2^30 - 1 keys, larger
+  /// sorts run reduce_then_scan with the same radix bits.
+  onesweep,
 };
 
+/// How a block of keys is ranked stably before the scatter.
+enum class Ranking {
+  /// A work-item owns a block of consecutive keys and walks them in order (best on CPUs;
+  /// reduce_then_scan only).
+  serial,
+  /// A work-group ranks rounds of keys with per-digit bitmasks in local memory (any device).
+  bitmask,
+  /// Warps rank with match.any through inline PTX (onesweep only; NVIDIA GPUs of compute
+  /// capability 7.0 or later reporting 32-wide warps through cl_nv_device_attribute_query).
+  warp_match,
+};
+
+std::string_view to_string(Algorithm algorithm);
 std::string_view to_string(Ranking ranking);
 
 /// One set of kernel parameters. Every field is validated (validate(), and against a device
@@ -31,6 +47,7 @@ struct Params {
   /// bitmask ranking, elements_per_thread keys for serial ranking.
   int elements_per_thread = 16;
   Ranking ranking = Ranking::bitmask;
+  Algorithm algorithm = Algorithm::reduce_then_scan;
   /// Work-items per work-group of the scan kernels.
   int scan_work_group_size = 256;
   /// Consecutive histogram entries each scan work-item sums serially.
@@ -42,17 +59,23 @@ struct Params {
 /// Throws clsort::Error naming the first field outside its allowed range.
 void validate(const Params& params);
 
-/// Bytes of local memory the count and scatter kernels need with these parameters when offsets
-/// are `offset_bytes` wide (4 or 8); checked against CL_DEVICE_LOCAL_MEM_SIZE.
-std::size_t local_memory_bytes(const Params& params, std::size_t offset_bytes);
+/// Bytes of local memory the largest kernel needs with these parameters for keys of
+/// `key_bytes` and values of `value_bytes` (0: none); checked against CL_DEVICE_LOCAL_MEM_SIZE.
+std::size_t local_memory_bytes(const Params& params, std::size_t key_bytes,
+                               std::size_t value_bytes);
 
-/// Throws clsort::Error if the device cannot run these parameters (work-group size above
-/// CL_DEVICE_MAX_WORK_GROUP_SIZE, local memory above CL_DEVICE_LOCAL_MEM_SIZE).
-void validate_for_device(const Params& params, const cl::Device& device);
+/// Throws clsort::Error if the device cannot run these parameters for those key and value
+/// widths (work-group size above CL_DEVICE_MAX_WORK_GROUP_SIZE, local memory above
+/// CL_DEVICE_LOCAL_MEM_SIZE, warp_match ranking on a device without it).
+void validate_for_device(const Params& params, const cl::Device& device,
+                         std::size_t key_bytes = 4, std::size_t value_bytes = 0);
 
-/// The built-in default for a device: runs on any OpenCL 1.2 device (it is shrunk to fit the
-/// device's work-group and local-memory limits), serial ranking on CPUs, bitmask elsewhere.
-Params default_params(const cl::Device& device);
+/// The built-in default for sorting keys of `key_bytes` with values of `value_bytes` on a
+/// device; it runs on any OpenCL 1.2 device (shrunk to the device's work-group and local-memory
+/// limits). CPUs: reduce_then_scan with serial ranking. NVIDIA GPUs with warp_match: onesweep.
+/// Other devices: reduce_then_scan with bitmask ranking.
+Params default_params(const cl::Device& device, std::size_t key_bytes = 4,
+                      std::size_t value_bytes = 0);
 
 /// JSON conversion (nlohmann::json ADL hooks). from_json throws clsort::Error naming a missing
 /// or out-of-range field; unknown fields are rejected so typos do not pass silently.

@@ -20,7 +20,7 @@ namespace clsort {
 /// Sorters may share a context, a device and the process-wide program cache).
 class Sorter {
  public:
-  /// Uses the built-in default parameters for the queue's device.
+  /// Uses the built-in default parameters for the queue's device (per key and value width).
   explicit Sorter(cl::CommandQueue queue);
   /// Uses `params` for every sort (validated against the device; throws clsort::Error).
   Sorter(cl::CommandQueue queue, const Params& params);
@@ -61,9 +61,9 @@ class Sorter {
   /// `value_bytes`-byte values (0: keys only) needs, so that the sort itself does neither.
   void prepare(KeyType type, std::size_t value_bytes, std::uint64_t n);
 
-  /// The parameters used for a sort of n keys of `type` with values of `value_bytes` (0: keys
-  /// only).
-  const Params& params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const;
+  /// The parameters a sort of n keys of `type` with values of `value_bytes` (0: keys only)
+  /// uses: the set given to the constructor, else the device's default for those widths.
+  Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const;
 
   const cl::CommandQueue& queue() const;
 

@@ -1,0 +1,56 @@
+// Benchmark inputs: key distributions and the result row every comparator writes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace clsort::bench {
+
+/// uniform: random bits; low16: only the low 16 bits vary; few: 16 distinct keys; sorted.
+inline const std::vector<std::string>& distributions() {
+  static const std::vector<std::string> all{"uniform", "low16", "few", "sorted"};
+  return all;
+}
+
+/// n keys of `key_bytes` each (raw bits), for a distribution, deterministic per seed.
+inline std::vector<unsigned char> make_key_bytes(const std::string& distribution, std::size_t n,
+                                                 std::size_t key_bytes, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> few(16);
+  for (auto& k : few) k = rng();
+  std::vector<unsigned char> bytes(n * key_bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t k = rng();
+    // Constant high bits (a positive float's exponent too) over 16 random low bits.
+    if (distribution == "low16") k = (k & 0xFFFF) | 0x3A5A5A5A5A5A0000ULL;
+    if (distribution == "few") k = few[k % few.size()];
+    if (distribution == "sorted") k = i;
+    std::memcpy(&bytes[i * key_bytes], &k, key_bytes);
+  }
+  return bytes;
+}
+
+/// One measured result: the CSV row format shared by clsort-bench and clsort-bench-cub.
+struct Row {
+  std::string implementation, device, key_type;
+  std::size_t value_bytes = 0;
+  std::string distribution;
+  std::uint64_t n = 0;
+  double median_ms = 0;
+  double gkeys_per_s() const { return median_ms > 0 ? n / (median_ms * 1e6) : 0; }
+};
+
+inline const char* csv_header() {
+  return "implementation,device,key_type,value_bytes,distribution,n,median_ms,gkeys_per_s";
+}
+
+inline std::string csv_line(const Row& r) {
+  return r.implementation + ",\"" + r.device + "\"," + r.key_type + "," +
+         std::to_string(r.value_bytes) + "," + r.distribution + "," + std::to_string(r.n) + "," +
+         std::to_string(r.median_ms) + "," + std::to_string(r.gkeys_per_s());
+}
+
+}  // namespace clsort::bench

@@ -1,0 +1,144 @@
+// clsort-bench: times clsort, Boost.Compute's OpenCL sort and std::sort side by side.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+#include <clsort/clsort.hpp>
+
+#include "bench_inputs.hpp"
+#include "opencl_timing.hpp"
+#include "boost_compute_sort.hpp"
+
+using namespace clsort;
+using namespace clsort::bench;
+
+namespace {
+
+struct Options {
+  std::string device;
+  int min_log2 = 10, max_log2 = 28, step = 2;
+  std::vector<std::string> types{"u32", "u64", "f32", "f64"};
+  std::vector<std::size_t> value_sizes{0, 4};
+  std::vector<std::string> distributions{"uniform"};
+  int warmup = 2, repeats = 10;
+  int host_max_log2 = 24;
+  bool boost = true;
+  std::string csv;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Median milliseconds of `sort` over the repeats after warm-ups; each run starts from the
+// pristine input, restored on the device before the timed bracket opens.
+template <class Sort>
+double time_device(Timer& timer, const Options& o, DeviceInput& input, Sort&& sort) {
+  std::vector<double> ms;
+  for (int r = 0; r < o.warmup + o.repeats; ++r) {
+    input.restore();
+    const double t = timer.measure(sort);
+    if (r >= o.warmup) ms.push_back(t);
+  }
+  return median(ms);
+}
+
+double time_std_sort(const std::vector<unsigned char>& bytes, KeyType type, const Options& o) {
+  return with_key_type(type, [&]<class K>() {
+    std::vector<double> ms;
+    for (int r = 0; r < std::max(1, o.repeats / 3) + 1; ++r) {
+      std::vector<K> keys(bytes.size() / sizeof(K));
+      std::memcpy(keys.data(), bytes.data(), bytes.size());
+      const auto start = std::chrono::steady_clock::now();
+      std::sort(keys.begin(), keys.end(), [](K a, K b) { return ordered_bits(a) < ordered_bits(b); });
+      if (r > 0)
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return median(ms);
+  });
+}
+
+void report(const Row& row, std::ostream* csv) {
+  std::cout << std::left << std::setw(14) << row.implementation << std::setw(5) << row.key_type
+            << std::setw(4) << row.value_bytes << std::setw(9) << row.distribution << std::right
+            << std::setw(11) << row.n << std::fixed << std::setprecision(3) << std::setw(11)
+            << row.median_ms << " ms" << std::setprecision(2) << std::setw(9) << row.gkeys_per_s()
+            << " Gkeys/s" << std::endl;
+  if (csv) *csv << csv_line(row) << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"clsort-bench: clsort vs Boost.Compute vs std::sort, OpenCL event timing"};
+  app.add_option("--device", o.device, "Device specification (as clsort sort --device)");
+  app.add_option("--min-log2", o.min_log2, "Smallest n as a power of two");
+  app.add_option("--max-log2", o.max_log2, "Largest n (capped by device memory)");
+  app.add_option("--step", o.step, "Power-of-two step between sizes");
+  app.add_option("--types", o.types, "Key types")->delimiter(',');
+  app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")->delimiter(',');
+  app.add_option("--distributions", o.distributions, "uniform, low16, few, sorted")->delimiter(',');
+  app.add_option("--warmup", o.warmup, "Untimed runs first");
+  app.add_option("--repeats", o.repeats, "Timed runs (the median is reported)");
+  app.add_option("--host-max-log2", o.host_max_log2, "Largest n for std::sort");
+  app.add_flag("!--no-boost", o.boost, "Skip Boost.Compute");
+  app.add_option("--csv", o.csv, "Also write rows to this CSV file");
+  CLI11_PARSE(app, argc, argv);
+
+  const DeviceEntry device = find_device(o.device);
+  const cl::CommandQueue queue = make_queue(device.device);
+  const std::string device_name = device.description.device_name;
+  std::cout << "device: " << device_name << " (" << device.description.platform_name << "), driver "
+            << device.device.getInfo<CL_DRIVER_VERSION>() << std::endl;
+  std::ofstream csv_file;
+  if (!o.csv.empty()) {
+    csv_file.open(o.csv);
+    csv_file << csv_header() << std::endl;
+  }
+  std::ostream* csv = o.csv.empty() ? nullptr : &csv_file;
+  Sorter sorter(queue);
+  Timer timer(queue);
+  const std::uint64_t max_alloc = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+
+  for (const std::string& type_name : o.types) {
+    const KeyType type = *parse_key_type(type_name);
+    for (std::size_t value_bytes : o.value_sizes) {
+      for (const std::string& distribution : o.distributions) {
+        for (int log2n = o.min_log2; log2n <= o.max_log2; log2n += o.step) {
+          const std::uint64_t n = std::uint64_t{1} << log2n;
+          if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
+          auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
+          std::vector<unsigned char> values(n * value_bytes, 7);
+          Row row{"clsort", device_name, type_name, value_bytes, distribution, n, 0};
+          DeviceInput input(queue, keys, values);
+          sorter.prepare(type, value_bytes, n);
+          row.median_ms = time_device(timer, o, input, [&] {
+            value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes)
+                               : sorter.sort(input.keys, n, type);
+          });
+          report(row, csv);
+          if (o.boost && boost_compute_supports(type, value_bytes)) {
+            row.implementation = "boost.compute";
+            row.median_ms = time_device(timer, o, input, [&] {
+              boost_compute_sort(queue, input.keys, input.values, n, type, value_bytes);
+            });
+            report(row, csv);
+          }
+          if (value_bytes == 0 && log2n <= o.host_max_log2) {
+            row.implementation = "std::sort";
+            row.device = "host";
+            row.median_ms = time_std_sort(keys, type, o);
+            report(row, csv);
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,55 @@
+// The reduce-then-scan plan: count -> scan -> scatter per digit, ping-ponging through scratch.
+#include "reduce_then_scan_plan.hpp"
+
+namespace clsort::detail {
+
+ReduceThenScanPlan::ReduceThenScanPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config)
+    : context_(context),
+      radix_(context, device, config),
+      scan_(context, device, config.wide_offsets, config.params.scan_work_group_size,
+            config.params.scan_elements_per_thread) {}
+
+std::uint64_t ReduceThenScanPlan::histogram_length(std::uint64_t n) const {
+  return (std::uint64_t{1} << radix_.config().params.radix_bits) * radix_.block_count(n);
+}
+
+ReduceThenScanPlan::Scratch ReduceThenScanPlan::scratch_for(std::uint64_t n) {
+  const KernelConfig& config = radix_.config();
+  Scratch s;
+  s.data.keys = scratch_keys_.at_least(context_, n * key_size(config.key_type), "scratch keys");
+  if (config.value_bytes > 0)
+    s.data.values = scratch_values_.at_least(context_, n * config.value_bytes, "scratch values");
+  const std::size_t offset_bytes = config.wide_offsets ? 8 : 4;
+  s.histogram = histogram_.at_least(context_, histogram_length(n) * offset_bytes, "histograms");
+  return s;
+}
+
+void ReduceThenScanPlan::reserve(std::uint64_t n) {
+  scratch_for(n);
+}
+
+cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
+                        unsigned begin_bit, unsigned end_bit, bool descending,
+                        std::vector<cl::Event> waits) {
+  const KernelConfig& config = radix_.config();
+  const Scratch scratch = scratch_for(n);
+  const cl::Buffer& hist = scratch.histogram;
+
+  const PassData* from = &data;
+  const PassData* to = &scratch.data;
+  const std::uint64_t blocks = radix_.block_count(n);
+  for (const PassDigit& digit : pass_digits(begin_bit, end_bit, config.params.radix_bits)) {
+    cl::Event counted = radix_.count(queue, from->keys, n, digit, descending, hist, waits);
+    cl::Event scanned = scan_.run(queue, hist, (digit.mask + std::uint64_t{1}) * blocks, {counted});
+    waits = {radix_.scatter(queue, *from, *to, n, digit, descending, hist, {scanned})};
+    std::swap(from, to);
+  }
+  if (from != &data)
+    return copy_pass_data(queue, *from, data, n, key_size(config.key_type), config.value_bytes,
+                          waits);
+  cl::Event done;
+  check(queue.enqueueMarkerWithWaitList(&waits, &done), "enqueue marker");
+  return done;
+}
+
+}  // namespace clsort::detail
