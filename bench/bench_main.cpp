@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include <clsort/clsort.hpp>
+#include <nlohmann/json.hpp>
 
 #include "bench_inputs.hpp"
 #include "opencl_timing.hpp"
@@ -28,6 +29,7 @@ struct Options {
   int host_max_log2 = 24;
   bool boost = true;
   std::string csv;
+  std::string params_json;  // fixed parameters for clsort instead of the device's defaults
 };
 
 double median(std::vector<double> v) {
@@ -89,6 +91,7 @@ int main(int argc, char** argv) {
   app.add_option("--host-max-log2", o.host_max_log2, "Largest n for std::sort");
   app.add_flag("!--no-boost", o.boost, "Skip Boost.Compute");
   app.add_option("--csv", o.csv, "Also write rows to this CSV file");
+  app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
   CLI11_PARSE(app, argc, argv);
 
   const DeviceEntry device = find_device(o.device);
@@ -102,7 +105,9 @@ int main(int argc, char** argv) {
     csv_file << csv_header() << std::endl;
   }
   std::ostream* csv = o.csv.empty() ? nullptr : &csv_file;
-  Sorter sorter(queue);
+  Sorter sorter = o.params_json.empty()
+                      ? Sorter(queue)
+                      : Sorter(queue, nlohmann::json::parse(o.params_json).get<Params>());
   Timer timer(queue);
   const std::uint64_t max_alloc = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
 
@@ -115,7 +120,7 @@ int main(int argc, char** argv) {
           if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
           auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
           std::vector<unsigned char> values(n * value_bytes, 7);
-          Row row{"clsort", device_name, type_name, value_bytes, distribution, n, 0};
+          Row row{o.params_json.empty() ? "clsort" : "clsort*", device_name, type_name, value_bytes, distribution, n, 0};
           DeviceInput input(queue, keys, values);
           sorter.prepare(type, value_bytes, n);
           row.median_ms = time_device(timer, o, input, [&] {

@@ -115,6 +115,8 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   const uint tile = tile_id;
   const offset_t tile_begin = (offset_t)tile * TILE;
 
+  /* Per-key state lives in registers: every loop over EPT is unrolled so the arrays never
+     spill to private (off-chip) memory. */
   key_t keys[EPT];
   uint digits[EPT];
   uint ranks[EPT];
@@ -127,6 +129,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint* my_counts = warp_counts + warp * RADIX;
   const uint below = lanes_below();
 #define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
+  #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = POSITION(j) < n;
     keys[j] = valid ? keys_in[POSITION(j)] : 0;
@@ -150,6 +153,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
     tile_counts[d] = running;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (POSITION(j) < n) ranks[j] += my_counts[digits[j]];
 {% else %}
@@ -162,6 +166,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 #define POSITION(j) (tile_begin + (j) * WG + lid)
+  #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = POSITION(j) < n;
     keys[j] = valid ? keys_in[POSITION(j)] : 0;
@@ -210,6 +215,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] -= (int)tile_counts[d];
 
   /* Reorder the tile in local memory, then write it out in order. */
+  #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     if (POSITION(j) < n) {
       const uint slot = tile_counts[digits[j]] + ranks[j];
@@ -223,6 +229,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   for (uint i = lid; i < tile_size; i += WG)
     keys_out[(offset_t)(global_minus_local[sorted_digits[i]] + (int)i)] = sorted_keys[i];
 {% if value_bytes > 0 %}
+  #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (POSITION(j) < n) sorted_values[ranks[j]] = values_in[POSITION(j)];
   barrier(CLK_LOCAL_MEM_FENCE);

@@ -13,28 +13,36 @@ namespace {
 const std::vector<std::size_t> small_sizes{0,   1,   2,   3,    31,   32,   33,
                                            255, 256, 257, 4095, 4097, 65537};
 
-// The device's default, reduce-then-scan with bitmask ranking, onesweep with bitmask ranking,
-// and onesweep with warp_match where the device has it: every path runs on every device.
-std::vector<Params> ranking_variants() {
-  const cl::Device device = test_device();
-  Params bitmask = default_params(device);
-  bitmask.algorithm = Algorithm::reduce_then_scan;
-  bitmask.ranking = Ranking::bitmask;
+// The Sorter's own per-class defaults (nullopt), reduce-then-scan with bitmask ranking, onesweep
+// with bitmask ranking, and onesweep with warp_match where the device has it: every path runs
+// on every device that can run it.
+std::vector<std::optional<Params>> ranking_variants() {
+  Params bitmask;
   bitmask.work_group_size = 64;
   bitmask.elements_per_thread = 8;
+  bitmask.scan_work_group_size = 64;
   Params onesweep = bitmask;
   onesweep.algorithm = Algorithm::onesweep;
   onesweep.elements_per_thread = 5;
-  std::vector<Params> variants{default_params(device), bitmask, onesweep};
+  std::vector<std::optional<Params>> variants{std::nullopt, bitmask, onesweep};
   Params warp = onesweep;
   warp.ranking = Ranking::warp_match;
   try {
-    validate_for_device(warp, device, 8, 16);
+    validate_for_device(warp, test_device(), 8, 16);
     variants.push_back(warp);
   } catch (const Error&) {
     BOOST_TEST_MESSAGE("warp_match ranking not available on this device");
   }
   return variants;
+}
+
+std::string describe(const std::optional<Params>& p) {
+  if (!p) return "device defaults";
+  return std::string(to_string(p->algorithm)) + " with " + std::string(to_string(p->ranking));
+}
+
+Sorter make_sorter(const std::optional<Params>& p) {
+  return p ? Sorter(test_queue(), *p) : Sorter(test_queue());
 }
 
 template <class K>
@@ -62,18 +70,18 @@ void sort_all_small_inputs(Sorter& sorter, bool pairs) {
 BOOST_AUTO_TEST_SUITE(whole_sorts)
 
 BOOST_AUTO_TEST_CASE(keys_small_sizes_every_type_and_distribution) {
-  for (const Params& params : ranking_variants()) {
-    BOOST_TEST_CONTEXT(to_string(params.algorithm) << " ranking " << to_string(params.ranking)) {
-      Sorter sorter(test_queue(), params);
+  for (const auto& params : ranking_variants()) {
+    BOOST_TEST_CONTEXT(describe(params)) {
+      Sorter sorter = make_sorter(params);
       for_each_key_type([&]<class K>() { sort_all_small_inputs<K>(sorter, false); });
     }
   }
 }
 
 BOOST_AUTO_TEST_CASE(pairs_small_sizes_every_type_and_distribution) {
-  for (const Params& params : ranking_variants()) {
-    BOOST_TEST_CONTEXT(to_string(params.algorithm) << " ranking " << to_string(params.ranking)) {
-      Sorter sorter(test_queue(), params);
+  for (const auto& params : ranking_variants()) {
+    BOOST_TEST_CONTEXT(describe(params)) {
+      Sorter sorter = make_sorter(params);
       for_each_key_type([&]<class K>() { sort_all_small_inputs<K>(sorter, true); });
     }
   }

@@ -86,7 +86,10 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   // A pass whose digit is the same for every key would only copy: skip it. The others get
   // exclusive digit offsets, computed here from the counts already read.
   std::vector<PassDigit> passes;
-  std::vector<cl_uint> offsets;
+  // The upload below does not block: the plan keeps its source alive. The next run rewrites it
+  // only after its own histogram read, which waits for this sort to finish.
+  std::vector<cl_uint>& offsets = offsets_host_;
+  offsets.clear();
   for (std::size_t p = 0; p < all.size(); ++p) {
     const auto first = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
     if (std::find(first, first + static_cast<std::ptrdiff_t>(radix_), n) != first + static_cast<std::ptrdiff_t>(radix_))
@@ -107,8 +110,11 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   reserve(n);
   const std::uint64_t tiles = tile_count(n);
   const cl::Buffer& offset_buffer = offsets_.at_least(context_, offsets.size() * 4, "digit offsets");
-  check(queue.enqueueWriteBuffer(offset_buffer, CL_TRUE, 0, offsets.size() * 4, offsets.data()),
+  cl::Event uploaded;
+  check(queue.enqueueWriteBuffer(offset_buffer, CL_FALSE, 0, offsets.size() * 4, offsets.data(),
+                                 &waits, &uploaded),
         "write buffer", "digit offsets");
+  waits.push_back(uploaded);
   const cl::Buffer& status = status_.at_least(context_, passes.size() * tiles * radix_ * 4, "look-back status");
   const cl::Buffer& tickets = tickets_.at_least(context_, passes.size() * 4, "tile tickets");
   waits = {zero(queue, status, passes.size() * tiles * radix_ * 4, waits),

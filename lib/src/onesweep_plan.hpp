@@ -36,6 +36,7 @@ class OnesweepPlan : public SortPlan {
   std::size_t compute_units_;
   cl::Kernel histogram_kernel_;
   cl::Kernel pass_kernel_;
+  std::vector<cl_uint> offsets_host_;  // source of the non-blocking offsets upload
   DeviceBuffer scratch_keys_, scratch_values_, histogram_, offsets_, status_, tickets_;
 };
 
