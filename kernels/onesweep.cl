@@ -104,45 +104,66 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint total;
   __local int global_minus_local[RADIX];
   __local key_t sorted_keys[TILE];
-  __local uchar sorted_digits[TILE];
 {% if value_bytes > 0 %}
   __local value_t sorted_values[TILE];
 {% endif %}
   const uint lid = get_local_id(0);
   if (lid == 0) tile_id = atomic_inc(&tickets[pass]);
   for (uint d = lid; d < RADIX; d += WG) tile_counts[d] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint tile = tile_id;
-  const offset_t tile_begin = (offset_t)tile * TILE;
-
-  /* Per-key state lives in registers: every loop over EPT is unrolled so the arrays never
-     spill to private (off-chip) memory. */
-  key_t keys[EPT];
-  uint digits[EPT];
-  uint ranks[EPT];
 {% if ranking == "warp_match" %}
   /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP. */
   __local uint warp_counts[WARPS * RADIX];
   const uint warp = lid / WARP, lane = lid % WARP;
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_counts[i] = 0;
+#define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
+{% else %}
+  /* Rounds of WG keys: round j holds tile positions [j * WG, (j + 1) * WG). */
+#define MASK_WORDS ((WG + 31) / 32)
+  __local uint digit_masks[RADIX * MASK_WORDS];
+  __local uint earlier_rounds[RADIX];
+  for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
+  for (uint d = lid; d < RADIX; d += WG) earlier_rounds[d] = 0;
+#define POSITION(j) (tile_begin + (j) * WG + lid)
+{% endif %}
   barrier(CLK_LOCAL_MEM_FENCE);
+  const uint tile = tile_id;
+  const offset_t tile_begin = (offset_t)tile * TILE;
+#define DIGIT(k) digit_of((k), descending, shift, mask)
+
+  /* 1. Load every key of the tile before using any, so all loads are in flight at once; keys
+     and ranks stay in registers (the loops are unrolled), digits are recomputed when needed. */
+  key_t keys[EPT];
+  uint ranks[EPT];
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) keys[j] = POSITION(j) < n ? keys_in[POSITION(j)] : 0;
+
+  /* 2. Count the tile's digits and publish them at once, so that later tiles looking back
+     find this tile's aggregate without waiting for its ranking. */
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j)
+    if (POSITION(j) < n) atomic_inc(&tile_counts[DIGIT(keys[j])]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < RADIX; d += WG)
+    atomic_xchg(status + (offset_t)tile * RADIX + d,
+                (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d]);
+
+  /* 3. Rank each key among the tile's keys of its digit, stably. */
+{% if ranking == "warp_match" %}
   __local uint* my_counts = warp_counts + warp * RADIX;
   const uint below = lanes_below();
-#define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = POSITION(j) < n;
-    keys[j] = valid ? keys_in[POSITION(j)] : 0;
-    digits[j] = valid ? digit_of(keys[j], descending, shift, mask) : RADIX + lane;
-    const uint peers = match_any(digits[j]);
-    const uint before = valid ? my_counts[digits[j]] : 0;
+    const uint digit = valid ? DIGIT(keys[j]) : RADIX + lane; /* invalid lanes match no one */
+    const uint peers = match_any(digit);
+    const uint before = valid ? my_counts[digit] : 0;
     warp_sync();
-    if (valid && (peers & below) == 0) my_counts[digits[j]] = before + popcount(peers);
+    if (valid && (peers & below) == 0) my_counts[digit] = before + popcount(peers);
     warp_sync();
     ranks[j] = before + popcount(peers & below);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  /* Per digit: earlier warps' counts become this warp's base; the sum is the tile's count. */
+  /* Per digit, earlier warps' counts become this warp's base. */
   for (uint d = lid; d < RADIX; d += WG) {
     uint running = 0;
     for (uint w = 0; w < WARPS; ++w) {
@@ -150,39 +171,32 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
       warp_counts[w * RADIX + d] = running;
       running += count;
     }
-    tile_counts[d] = running;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
-    if (POSITION(j) < n) ranks[j] += my_counts[digits[j]];
+    if (POSITION(j) < n) ranks[j] += my_counts[DIGIT(keys[j])];
 {% else %}
-  /* Portable ranking in rounds of WG keys: each work-item sets its bit in its digit's bitmask;
-     its rank is the number of set bits below it plus the digit's count in earlier rounds. */
-#define MASK_WORDS ((WG + 31) / 32)
-  __local uint digit_masks[RADIX * MASK_WORDS];
+  /* Each work-item sets its bit in its digit's bitmask; its rank is the number of set bits
+     below its own plus the digit's count in earlier rounds. */
   const uint word = lid / 32;
   const uint below = (1u << (lid % 32)) - 1u;
-  for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-#define POSITION(j) (tile_begin + (j) * WG + lid)
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = POSITION(j) < n;
-    keys[j] = valid ? keys_in[POSITION(j)] : 0;
-    digits[j] = valid ? digit_of(keys[j], descending, shift, mask) : 0;
-    if (valid) atomic_or(&digit_masks[digits[j] * MASK_WORDS + word], 1u << (lid % 32));
+    const uint digit = DIGIT(keys[j]);
+    if (valid) atomic_or(&digit_masks[digit * MASK_WORDS + word], 1u << (lid % 32));
     barrier(CLK_LOCAL_MEM_FENCE);
     if (valid) {
-      __local const uint* masks = digit_masks + digits[j] * MASK_WORDS;
-      uint rank = tile_counts[digits[j]] + popcount(masks[word] & below);
+      __local const uint* masks = digit_masks + digit * MASK_WORDS;
+      uint rank = earlier_rounds[digit] + popcount(masks[word] & below);
       for (uint w = 0; w < word; ++w) rank += popcount(masks[w]);
       ranks[j] = rank;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < RADIX; d += WG) {
       for (uint w = 0; w < MASK_WORDS; ++w) {
-        tile_counts[d] += popcount(digit_masks[d * MASK_WORDS + w]);
+        earlier_rounds[d] += popcount(digit_masks[d * MASK_WORDS + w]);
         digit_masks[d * MASK_WORDS + w] = 0;
       }
     }
@@ -190,16 +204,12 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   }
 {% endif %}
 
-  /* Publish this tile's counts, then sum earlier tiles' until one holds an inclusive prefix. */
+  /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
   for (uint d = lid; d < RADIX; d += WG) {
-    const uint count = tile_counts[d];
-    volatile __global uint* my_status = status + (offset_t)tile * RADIX + d;
     if (tile == 0) {
-      atomic_xchg(my_status, STATUS_PREFIX | count);
       global_minus_local[d] = (int)digit_offsets[d];
       continue;
     }
-    atomic_xchg(my_status, STATUS_AGGREGATE | count);
     uint prefix = 0;
     for (int t = (int)tile - 1; t >= 0;) {
       const uint word_seen = status[(offset_t)t * RADIX + d];
@@ -208,32 +218,34 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
       if (word_seen & STATUS_PREFIX) break;
       --t;
     }
-    atomic_xchg(my_status, STATUS_PREFIX | (prefix + count));
+    atomic_xchg(status + (offset_t)tile * RADIX + d, STATUS_PREFIX | (prefix + tile_counts[d]));
     global_minus_local[d] = (int)(digit_offsets[d] + prefix);
   }
   scan_digits(tile_counts, partial, &total);  /* tile_counts now holds the tile's digit starts */
   for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] -= (int)tile_counts[d];
 
-  /* Reorder the tile in local memory, then write it out in order. */
+  /* 5. Reorder the tile in local memory, then write it out in order: neighbouring work-items
+     write neighbouring addresses within each digit's run. */
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     if (POSITION(j) < n) {
-      const uint slot = tile_counts[digits[j]] + ranks[j];
+      const uint slot = tile_counts[DIGIT(keys[j])] + ranks[j];
       sorted_keys[slot] = keys[j];
-      sorted_digits[slot] = (uchar)digits[j];
       ranks[j] = slot;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile_size = (uint)min((offset_t)TILE, n - tile_begin);
-  for (uint i = lid; i < tile_size; i += WG)
-    keys_out[(offset_t)(global_minus_local[sorted_digits[i]] + (int)i)] = sorted_keys[i];
+  for (uint i = lid; i < tile_size; i += WG) {
+    const key_t key = sorted_keys[i];
+    keys_out[(offset_t)(global_minus_local[DIGIT(key)] + (int)i)] = key;
+  }
 {% if value_bytes > 0 %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (POSITION(j) < n) sorted_values[ranks[j]] = values_in[POSITION(j)];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < tile_size; i += WG)
-    values_out[(offset_t)(global_minus_local[sorted_digits[i]] + (int)i)] = sorted_values[i];
+    values_out[(offset_t)(global_minus_local[DIGIT(sorted_keys[i])] + (int)i)] = sorted_values[i];
 {% endif %}
 }
