@@ -30,6 +30,7 @@ struct Options {
   bool boost = true;
   std::string csv;
   std::string params_json;  // fixed parameters for clsort instead of the device's defaults
+  std::optional<unsigned> end_bit;  // sort only the low bits (separates per-pass cost)
 };
 
 double median(std::vector<double> v) {
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-boost", o.boost, "Skip Boost.Compute");
   app.add_option("--csv", o.csv, "Also write rows to this CSV file");
   app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
+  app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
   CLI11_PARSE(app, argc, argv);
 
   const DeviceEntry device = find_device(o.device);
@@ -120,12 +122,14 @@ int main(int argc, char** argv) {
           if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
           auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
           std::vector<unsigned char> values(n * value_bytes, 7);
-          Row row{o.params_json.empty() ? "clsort" : "clsort*", device_name, type_name, value_bytes, distribution, n, 0};
+          const std::string name = o.end_bit ? "clsort/" + std::to_string(*o.end_bit) + "b" : "clsort";
+          Row row{o.params_json.empty() ? name : name + "*", device_name, type_name, value_bytes, distribution, n, 0};
           DeviceInput input(queue, keys, values);
           sorter.prepare(type, value_bytes, n);
+          const SortOptions options{.end_bit = o.end_bit};
           row.median_ms = time_device(timer, o, input, [&] {
-            value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes)
-                               : sorter.sort(input.keys, n, type);
+            value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
+                        : sorter.sort(input.keys, n, type, options);
           });
           report(row, csv);
           if (o.boost && boost_compute_supports(type, value_bytes)) {
