@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_inputs.hpp"
-#include "opencl_timing.hpp"
 #include "boost_compute_sort.hpp"
+#include "opencl_timing.hpp"
 
 using namespace clsort;
 using namespace clsort::bench;
@@ -29,7 +29,7 @@ struct Options {
   int host_max_log2 = 24;
   bool boost = true;
   std::string csv;
-  std::string params_json;  // fixed parameters for clsort instead of the device's defaults
+  std::string params_json;          // fixed parameters for clsort instead of the device's defaults
   std::optional<unsigned> end_bit;  // sort only the low bits (separates per-pass cost)
 };
 
@@ -58,11 +58,32 @@ double time_std_sort(const std::vector<unsigned char>& bytes, KeyType type, cons
       std::vector<K> keys(bytes.size() / sizeof(K));
       std::memcpy(keys.data(), bytes.data(), bytes.size());
       const auto start = std::chrono::steady_clock::now();
-      std::sort(keys.begin(), keys.end(), [](K a, K b) { return ordered_bits(a) < ordered_bits(b); });
+      std::sort(keys.begin(), keys.end(),
+                [](K a, K b) { return ordered_bits(a) < ordered_bits(b); });
       if (r > 0)
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
     }
     return median(ms);
+  });
+}
+
+// True if the device buffer holds n keys of `type` in clsort's order (checked after timing, so a
+// fast wrong answer is never reported as a result).
+bool sorted_on_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t n,
+                      KeyType type, const SortOptions& options) {
+  return with_key_type(type, [&]<class K>() {
+    std::vector<K> keys(n);
+    queue.enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(K), keys.data());
+    const unsigned bits = options.end_bit.value_or(sizeof(K) * 8);
+    const auto field = [&](K k) {
+      const std::uint64_t o = ordered_bits(k);
+      return bits >= 64 ? o : o & ((std::uint64_t{1} << bits) - 1);
+    };
+    for (std::uint64_t i = 1; i < n; ++i)
+      if (field(keys[i]) < field(keys[i - 1])) return false;
+    return true;
   });
 }
 
@@ -85,7 +106,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-log2", o.max_log2, "Largest n (capped by device memory)");
   app.add_option("--step", o.step, "Power-of-two step between sizes");
   app.add_option("--types", o.types, "Key types")->delimiter(',');
-  app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")->delimiter(',');
+  app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")
+      ->delimiter(',');
   app.add_option("--distributions", o.distributions, "uniform, low16, few, sorted")->delimiter(',');
   app.add_option("--warmup", o.warmup, "Untimed runs first");
   app.add_option("--repeats", o.repeats, "Timed runs (the median is reported)");
@@ -122,8 +144,15 @@ int main(int argc, char** argv) {
           if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
           auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
           std::vector<unsigned char> values(n * value_bytes, 7);
-          const std::string name = o.end_bit ? "clsort/" + std::to_string(*o.end_bit) + "b" : "clsort";
-          Row row{o.params_json.empty() ? name : name + "*", device_name, type_name, value_bytes, distribution, n, 0};
+          const std::string name =
+              o.end_bit ? "clsort/" + std::to_string(*o.end_bit) + "b" : "clsort";
+          Row row{o.params_json.empty() ? name : name + "*",
+                  device_name,
+                  type_name,
+                  value_bytes,
+                  distribution,
+                  n,
+                  0};
           DeviceInput input(queue, keys, values);
           sorter.prepare(type, value_bytes, n);
           const SortOptions options{.end_bit = o.end_bit};
@@ -131,6 +160,11 @@ int main(int argc, char** argv) {
             value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
                         : sorter.sort(input.keys, n, type, options);
           });
+          if (!sorted_on_device(queue, input.keys, n, type, options)) {
+            std::cerr << "clsort-bench: clsort returned unsorted " << type_name << " keys at n = " << n
+                      << "; no figure reported" << std::endl;
+            return 1;
+          }
           report(row, csv);
           if (o.boost && boost_compute_supports(type, value_bytes)) {
             row.implementation = "boost.compute";

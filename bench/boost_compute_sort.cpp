@@ -28,7 +28,8 @@ void boost_compute_sort(const cl::CommandQueue& queue, const cl::Buffer& keys,
         compute::sort(first, last, q);
       } else {
         const compute::buffer value_buffer(values(), true);
-        compute::sort_by_key(first, last, compute::make_buffer_iterator<std::uint32_t>(value_buffer, 0), q);
+        compute::sort_by_key(first, last,
+                             compute::make_buffer_iterator<std::uint32_t>(value_buffer, 0), q);
       }
     }
   });

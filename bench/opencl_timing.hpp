@@ -13,7 +13,8 @@ struct DeviceInput {
               std::vector<unsigned char>& value_bytes)
       : queue(queue), key_size(key_bytes.size()), value_size(value_bytes.size()) {
     const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-    pristine_keys = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, key_size, key_bytes.data());
+    pristine_keys =
+        cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, key_size, key_bytes.data());
     keys = cl::Buffer(context, CL_MEM_READ_WRITE, key_size);
     if (value_size > 0) {
       pristine_values = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, value_size,

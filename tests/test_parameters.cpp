@@ -85,11 +85,13 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   p = Params{};
   p.algorithm = Algorithm::onesweep;
   p.ranking = Ranking::serial;
-  BOOST_CHECK_EXCEPTION(validate(p), Error,
-                        [](const Error& e) { return message_has(e, "serial needs algorithm = reduce_then_scan"); });
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "serial needs algorithm = reduce_then_scan");
+  });
   p.ranking = Ranking::warp_match;
   p.work_group_size = 48;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) { return message_has(e, "multiple of 32"); });
+  BOOST_CHECK_EXCEPTION(validate(p), Error,
+                        [](const Error& e) { return message_has(e, "multiple of 32"); });
   p = Params{};
   p.radix_bits = 0;
   BOOST_CHECK_EXCEPTION(validate(p), Error,
@@ -125,23 +127,25 @@ BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
   p.work_group_size = 32;
   p.elements_per_thread = 65536;  // a tile of 2M keys cannot fit any device's local memory
   BOOST_CHECK_EXCEPTION(validate_for_device(p, device, 8, 16), Error, [](const Error& e) {
-    return message_has(e, "elements_per_thread = 65536") && message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE");
+    return message_has(e, "elements_per_thread = 65536") &&
+           message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE");
   });
   p.elements_per_thread = 4;
   p.ranking = Ranking::warp_match;
   const bool nvidia = device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_device_attribute_query") !=
                       std::string::npos;
   if (!nvidia)
-    BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error,
-                          [](const Error& e) { return message_has(e, "warp_match needs an NVIDIA GPU"); });
+    BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error, [](const Error& e) {
+      return message_has(e, "warp_match needs an NVIDIA GPU");
+    });
 }
 
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})
     for (std::size_t value_bytes : {0, 1, 4, 8, 16})
-      BOOST_CHECK_NO_THROW(
-          validate_for_device(default_params(device, key_bytes, value_bytes), device, key_bytes, value_bytes));
+      BOOST_CHECK_NO_THROW(validate_for_device(default_params(device, key_bytes, value_bytes),
+                                               device, key_bytes, value_bytes));
   Sorter sorter(test_queue());
   BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1000) == default_params(device, 4, 0)));
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, 1000) == default_params(device, 8, 16)));

@@ -27,7 +27,8 @@ bool has_warp_match(const cl::Device& device) {
   const std::string extensions = device_info<CL_DEVICE_EXTENSIONS>(device);
   if (extensions.find("cl_nv_device_attribute_query") == std::string::npos) return false;
   cl_uint major = 0, warp = 0;
-  if (clGetDeviceInfo(device(), compute_capability_major_nv, sizeof major, &major, nullptr) != CL_SUCCESS ||
+  if (clGetDeviceInfo(device(), compute_capability_major_nv, sizeof major, &major, nullptr) !=
+          CL_SUCCESS ||
       clGetDeviceInfo(device(), warp_size_nv, sizeof warp, &warp, nullptr) != CL_SUCCESS)
     return false;
   return major >= 7 && warp == 32;

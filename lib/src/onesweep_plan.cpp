@@ -49,9 +49,9 @@ cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& bu
 }
 
 std::vector<cl_uint> OnesweepPlan::histograms(const cl::CommandQueue& queue, const cl::Buffer& keys,
-                                              std::uint64_t n, unsigned begin_bit,
-                                              unsigned end_bit, std::size_t passes,
-                                              bool descending, std::vector<cl::Event>& waits) {
+                                              std::uint64_t n, unsigned begin_bit, unsigned end_bit,
+                                              std::size_t passes, bool descending,
+                                              std::vector<cl::Event>& waits) {
   const cl::Buffer& hist = histogram_.at_least(context_, passes * radix_ * 4, "histograms");
   waits = {zero(queue, hist, passes * radix_ * 4, waits)};
   // Enough work-groups to fill the device, each striding over many keys so that few flush
@@ -92,7 +92,8 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   offsets.clear();
   for (std::size_t p = 0; p < all.size(); ++p) {
     const auto first = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
-    if (std::find(first, first + static_cast<std::ptrdiff_t>(radix_), n) != first + static_cast<std::ptrdiff_t>(radix_))
+    if (std::find(first, first + static_cast<std::ptrdiff_t>(radix_), n) !=
+        first + static_cast<std::ptrdiff_t>(radix_))
       continue;
     passes.push_back(all[p]);
     cl_uint running = 0;
@@ -109,18 +110,21 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
 
   reserve(n);
   const std::uint64_t tiles = tile_count(n);
-  const cl::Buffer& offset_buffer = offsets_.at_least(context_, offsets.size() * 4, "digit offsets");
+  const cl::Buffer& offset_buffer =
+      offsets_.at_least(context_, offsets.size() * 4, "digit offsets");
   cl::Event uploaded;
   check(queue.enqueueWriteBuffer(offset_buffer, CL_FALSE, 0, offsets.size() * 4, offsets.data(),
                                  &waits, &uploaded),
         "write buffer", "digit offsets");
   waits.push_back(uploaded);
-  const cl::Buffer& status = status_.at_least(context_, passes.size() * tiles * radix_ * 4, "look-back status");
+  const cl::Buffer& status =
+      status_.at_least(context_, passes.size() * tiles * radix_ * 4, "look-back status");
   const cl::Buffer& tickets = tickets_.at_least(context_, passes.size() * 4, "tile tickets");
   waits = {zero(queue, status, passes.size() * tiles * radix_ * 4, waits),
            zero(queue, tickets, passes.size() * 4, waits)};
 
-  PassData scratch{scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys"), {}};
+  PassData scratch{scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys"),
+                   {}};
   if (config_.value_bytes > 0)
     scratch.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
   const PassData* from = &data;

@@ -26,13 +26,16 @@ constexpr std::array<IntField, 5> int_fields{{
     {"scan_elements_per_thread", &Params::scan_elements_per_thread, 1, 65536},
 }};
 
-constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{{
-    {Ranking::serial, "serial"}, {Ranking::bitmask, "bitmask"}, {Ranking::warp_match, "warp_match"}}};
+constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
+    {{Ranking::serial, "serial"},
+     {Ranking::bitmask, "bitmask"},
+     {Ranking::warp_match, "warp_match"}}};
 constexpr std::array<std::pair<Algorithm, std::string_view>, 2> algorithm_names{
     {{Algorithm::reduce_then_scan, "reduce_then_scan"}, {Algorithm::onesweep, "onesweep"}}};
 
 template <class Enum, std::size_t N>
-std::string_view name_of(Enum value, const std::array<std::pair<Enum, std::string_view>, N>& names) {
+std::string_view name_of(Enum value,
+                         const std::array<std::pair<Enum, std::string_view>, N>& names) {
   for (const auto& [v, name] : names)
     if (v == value) return name;
   return "?";
@@ -43,17 +46,20 @@ template <class Enum, std::size_t N>
 Enum read_enum(const nlohmann::json& json, const char* field,
                const std::array<std::pair<Enum, std::string_view>, N>& names) {
   const auto it = json.find(field);
-  if (it == json.end()) throw Error("read parameters", std::string("missing field '") + field + "'");
+  if (it == json.end())
+    throw Error("read parameters", std::string("missing field '") + field + "'");
   std::string allowed;
   for (const auto& [value, name] : names) {
     if (it->is_string() && it->get<std::string>() == name) return value;
     allowed += (allowed.empty() ? "\"" : ", \"") + std::string(name) + "\"";
   }
-  throw Error("read parameters",
-              std::string("field '") + field + "' must be one of " + allowed + ", got " + it->dump());
+  throw Error("read parameters", std::string("field '") + field + "' must be one of " + allowed +
+                                     ", got " + it->dump());
 }
 
-constexpr std::size_t digit_count(const Params& p) { return std::size_t{1} << p.radix_bits; }
+constexpr std::size_t digit_count(const Params& p) {
+  return std::size_t{1} << p.radix_bits;
+}
 
 // Largest power of two not above `limit` (limit >= 1).
 int floor_power_of_two(std::size_t limit) {
@@ -83,8 +89,12 @@ std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::si
 
 }  // namespace
 
-std::string_view to_string(Ranking ranking) { return name_of(ranking, ranking_names); }
-std::string_view to_string(Algorithm algorithm) { return name_of(algorithm, algorithm_names); }
+std::string_view to_string(Ranking ranking) {
+  return name_of(ranking, ranking_names);
+}
+std::string_view to_string(Algorithm algorithm) {
+  return name_of(algorithm, algorithm_names);
+}
 
 void validate(const Params& params) {
   for (const auto& field : int_fields) {
@@ -104,7 +114,8 @@ void validate(const Params& params) {
   if (!onesweep && params.ranking == Ranking::warp_match)
     throw Error("validate parameters", "ranking = warp_match needs algorithm = onesweep");
   if (params.ranking == Ranking::warp_match && params.work_group_size % 32 != 0)
-    throw Error("validate parameters", "ranking = warp_match needs work_group_size a multiple of 32");
+    throw Error("validate parameters",
+                "ranking = warp_match needs work_group_size a multiple of 32");
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
@@ -128,14 +139,15 @@ void validate_for_device(const Params& params, const cl::Device& device, std::si
   if (params.ranking == Ranking::warp_match && !limits.has_warp_match)
     throw Error("validate parameters",
                 "ranking = warp_match needs an NVIDIA GPU of compute capability 7.0 or later with "
-                "32-wide warps; " + limits.name + " is not one");
+                "32-wide warps; " +
+                    limits.name + " is not one");
   const std::size_t needed = local_memory_bytes(params, key_bytes, value_bytes);
   if (needed > limits.local_memory_bytes)
     throw Error("validate parameters",
-                "radix_bits = " + std::to_string(params.radix_bits) + ", work_group_size = " +
-                    std::to_string(params.work_group_size) + ", elements_per_thread = " +
-                    std::to_string(params.elements_per_thread) + " need " +
-                    std::to_string(needed) + " bytes of local memory for " +
+                "radix_bits = " + std::to_string(params.radix_bits) +
+                    ", work_group_size = " + std::to_string(params.work_group_size) +
+                    ", elements_per_thread = " + std::to_string(params.elements_per_thread) +
+                    " need " + std::to_string(needed) + " bytes of local memory for " +
                     std::to_string(key_bytes) + "-byte keys and " + std::to_string(value_bytes) +
                     "-byte values; CL_DEVICE_LOCAL_MEM_SIZE = " +
                     std::to_string(limits.local_memory_bytes) + " on " + limits.name);
@@ -157,7 +169,9 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
     p.ranking = Ranking::warp_match;
     p.elements_per_thread = 16;  // H200, u32 at 2^28: 20.5 Gkeys/s; 8: 15.8, 12: 17.6
   }
-  const auto fits = [&] { return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes; };
+  const auto fits = [&] {
+    return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;
+  };
   p.work_group_size = std::min(p.work_group_size, floor_power_of_two(limits.max_work_group_size));
   p.scan_work_group_size =
       std::min(p.scan_work_group_size, floor_power_of_two(limits.max_work_group_size));

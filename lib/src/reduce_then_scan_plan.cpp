@@ -3,7 +3,8 @@
 
 namespace clsort::detail {
 
-ReduceThenScanPlan::ReduceThenScanPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config)
+ReduceThenScanPlan::ReduceThenScanPlan(const cl::Context& context, const cl::Device& device,
+                                       const KernelConfig& config)
     : context_(context),
       radix_(context, device, config),
       scan_(context, device, config.wide_offsets, config.params.scan_work_group_size,
@@ -28,9 +29,9 @@ void ReduceThenScanPlan::reserve(std::uint64_t n) {
   scratch_for(n);
 }
 
-cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                        unsigned begin_bit, unsigned end_bit, bool descending,
-                        std::vector<cl::Event> waits) {
+cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData& data,
+                                  std::uint64_t n, unsigned begin_bit, unsigned end_bit,
+                                  bool descending, std::vector<cl::Event> waits) {
   const KernelConfig& config = radix_.config();
   const Scratch scratch = scratch_for(n);
   const cl::Buffer& hist = scratch.histogram;

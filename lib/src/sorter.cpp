@@ -6,8 +6,8 @@
 
 #include "cl_check.hpp"
 #include "device_info.hpp"
-#include "program_cache.hpp"
 #include "onesweep_plan.hpp"
+#include "program_cache.hpp"
 #include "sort_plan.hpp"
 
 namespace clsort {
@@ -54,8 +54,10 @@ struct Sorter::Impl {
     const Params params = params_for(type, value_bytes, n);
     const std::uint64_t block_keys =
         static_cast<std::uint64_t>(params.elements_per_thread) *
-        (params.ranking == Ranking::serial ? 1 : static_cast<std::uint64_t>(params.work_group_size));
-    const std::uint64_t hist_length = (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
+        (params.ranking == Ranking::serial ? 1
+                                           : static_cast<std::uint64_t>(params.work_group_size));
+    const std::uint64_t hist_length =
+        (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
     const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
     auto& slot = plans[{type, value_bytes, wide, params.algorithm}];
     if (!slot)

@@ -67,8 +67,8 @@ std::size_t local_memory_bytes(const Params& params, std::size_t key_bytes,
 /// Throws clsort::Error if the device cannot run these parameters for those key and value
 /// widths (work-group size above CL_DEVICE_MAX_WORK_GROUP_SIZE, local memory above
 /// CL_DEVICE_LOCAL_MEM_SIZE, warp_match ranking on a device without it).
-void validate_for_device(const Params& params, const cl::Device& device,
-                         std::size_t key_bytes = 4, std::size_t value_bytes = 0);
+void validate_for_device(const Params& params, const cl::Device& device, std::size_t key_bytes = 4,
+                         std::size_t value_bytes = 0);
 
 /// The built-in default for sorting keys of `key_bytes` with values of `value_bytes` on a
 /// device; it runs on any OpenCL 1.2 device (shrunk to the device's work-group and local-memory
