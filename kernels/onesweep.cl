@@ -147,29 +147,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
     atomic_xchg(status + (offset_t)tile * RADIX + d,
                 (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d]);
 
-  /* 3. Look back right away, before ranking: earlier tiles publish their prefixes early too,
-     so each look-back finds one within a few steps instead of walking past every tile that is
-     still ranking. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
-  for (uint d = lid; d < RADIX; d += WG) {
-    if (tile == 0) {
-      global_minus_local[d] = (int)digit_offsets[d];
-      continue;
-    }
-    uint prefix = 0;
-    for (int t = (int)tile - 1; t >= 0;) {
-      const uint word_seen = status[(offset_t)t * RADIX + d];
-      if (word_seen == 0) continue; /* that tile has not published yet */
-      prefix += word_seen & STATUS_COUNT;
-      if (word_seen & STATUS_PREFIX) break;
-      --t;
-    }
-    atomic_xchg(status + (offset_t)tile * RADIX + d, STATUS_PREFIX | (prefix + tile_counts[d]));
-    global_minus_local[d] = (int)(digit_offsets[d] + prefix);
-  }
-  scan_digits(tile_counts, partial, &total);  /* tile_counts now holds the tile's digit starts */
-  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] -= (int)tile_counts[d];
-
-  /* 4. Rank each key among the tile's keys of its digit, stably. */
+  /* 3. Rank each key among the tile's keys of its digit, stably. */
 {% if ranking == "warp_match" %}
   __local uint* my_counts = warp_counts + warp * RADIX;
   const uint below = lanes_below();
@@ -225,6 +203,26 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 {% endif %}
+
+  /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
+  for (uint d = lid; d < RADIX; d += WG) {
+    if (tile == 0) {
+      global_minus_local[d] = (int)digit_offsets[d];
+      continue;
+    }
+    uint prefix = 0;
+    for (int t = (int)tile - 1; t >= 0;) {
+      const uint word_seen = status[(offset_t)t * RADIX + d];
+      if (word_seen == 0) continue; /* that tile has not published yet */
+      prefix += word_seen & STATUS_COUNT;
+      if (word_seen & STATUS_PREFIX) break;
+      --t;
+    }
+    atomic_xchg(status + (offset_t)tile * RADIX + d, STATUS_PREFIX | (prefix + tile_counts[d]));
+    global_minus_local[d] = (int)(digit_offsets[d] + prefix);
+  }
+  scan_digits(tile_counts, partial, &total);  /* tile_counts now holds the tile's digit starts */
+  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] -= (int)tile_counts[d];
 
   /* 5. Reorder the tile in local memory, then write it out in order: neighbouring work-items
      write neighbouring addresses within each digit's run. */
