@@ -47,7 +47,9 @@ class Sorter {
   }
 
   /// Sorts the first n keys of a device buffer in place; asynchronous. Starts after `wait_events`
-  /// (and after this Sorter's previous sort); the returned event completes with the sort.
+  /// (and after this Sorter's previous sort); the returned event completes with the sort. With
+  /// the onesweep algorithm the call returns only once the up-front histogram kernel has run:
+  /// its counts are read back to skip passes whose digit is the same for every key.
   cl::Event sort(const cl::Buffer& keys, std::uint64_t n, KeyType type,
                  const SortOptions& options = {},
                  const std::vector<cl::Event>* wait_events = nullptr);
