@@ -161,8 +161,8 @@ int main(int argc, char** argv) {
                         : sorter.sort(input.keys, n, type, options);
           });
           if (!sorted_on_device(queue, input.keys, n, type, options)) {
-            std::cerr << "clsort-bench: clsort returned unsorted " << type_name << " keys at n = " << n
-                      << "; no figure reported" << std::endl;
+            std::cerr << "clsort-bench: clsort returned unsorted " << type_name
+                      << " keys at n = " << n << "; no figure reported" << std::endl;
             return 1;
           }
           report(row, csv);
