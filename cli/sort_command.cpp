@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
+#include <memory>
 
 #include <clsort/clsort.hpp>
 
 #include "array_file.hpp"
 #include "atomic_file.hpp"
 #include "input_error.hpp"
+#include "reorder.hpp"
 
 namespace clsort::cli {
 namespace {
@@ -82,6 +84,7 @@ struct SortTiming {
   std::string device_name;
 };
 
+// Sorts keys on the device, moving `values` (values or positions, may be null) with them.
 SortTiming sort_on_device(const SortArguments& args, ArrayFile& keys, ArrayFile* values) {
   const char* env = std::getenv("CLSORT_DEVICE");
   const DeviceEntry device = find_device(args.device.value_or(env ? env : ""));
@@ -111,17 +114,14 @@ SortTiming sort_on_device(const SortArguments& args, ArrayFile& keys, ArrayFile*
   return timing;
 }
 
-void write_outputs(const SortArguments& args, ArrayFile& keys, ArrayFile* values) {
-  // Both outputs are complete before either appears.
-  AtomicFile key_out(args.output);
-  write_array(key_out, args.output, keys);
-  std::optional<AtomicFile> value_out;
-  if (values) {
-    value_out.emplace(*args.values_out);
-    write_array(*value_out, *args.values_out, *values);
+// Writes every output to a temporary file first: all are complete before any appears.
+void write_outputs(const std::vector<std::pair<std::string, ArrayFile*>>& outputs) {
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  for (const auto& [path, array] : outputs) {
+    files.push_back(std::make_unique<AtomicFile>(path));
+    write_array(*files.back(), path, *array);
   }
-  key_out.commit();
-  if (value_out) value_out->commit();
+  for (auto& file : files) file->commit();
 }
 
 }  // namespace
@@ -142,6 +142,10 @@ CLI::App* add_sort_command(CLI::App& app, SortArguments& args) {
   sort->add_option(
       "--device", args.device,
       "Device: P:D, cpu, gpu or a name substring (default: $CLSORT_DEVICE, else first GPU)");
+  sort->add_option(
+      "--argsort", args.argsort,
+      "Also write the stable sorting permutation here (u32 below 2^32 keys, else u64)");
+  sort->add_flag("--unique", args.unique, "Keep only the first of equal keys (and its values)");
   sort->add_flag("--check", args.check, "Only check whether the input is sorted (exit 1 if not)");
   sort->add_flag("-v,--verbose", args.verbose, "Also report how kernels were built");
   sort->footer(
@@ -149,6 +153,7 @@ CLI::App* add_sort_command(CLI::App& app, SortArguments& args) {
       "  clsort sort data.npy -o sorted.npy\n"
       "  clsort sort keys.u32 --type u32 -o keys.sorted.u32 --descending\n"
       "  clsort sort k.npy --values v.npy -o k.sorted.npy --values-out v.sorted.npy --device gpu\n"
+      "  clsort sort data.npy -o uniq.npy --unique --argsort order.npy\n"
       "  clsort sort --check sorted.npy");
   return sort;
 }
@@ -164,18 +169,32 @@ int run_sort(const SortArguments& args, std::ostream& log) {
     throw InputError("", "--values and --values-out go together");
   std::optional<ArrayFile> values;
   if (args.values) values = load_values(args, keys);
+  // With --argsort the device moves positions, and values (if any) follow them on the host.
+  std::optional<ArrayFile> positions;
+  if (args.argsort) positions = make_positions(*args.argsort, keys.count);
+  ArrayFile* moved = positions ? &*positions : values ? &*values : nullptr;
 
-  const SortTiming timing = sort_on_device(args, keys, values ? &*values : nullptr);
-  write_outputs(args, keys, values ? &*values : nullptr);
+  const SortTiming timing = sort_on_device(args, keys, moved);
+  if (positions && values) gather(*values, *positions);
+  const std::uint64_t sorted = keys.count;
+  if (args.unique)
+    keep_first_of_equal_keys(keys, {values ? &*values : nullptr, positions ? &*positions : nullptr},
+                             args.begin_bit.value_or(0), args.end_bit);
+  std::vector<std::pair<std::string, ArrayFile*>> outputs{{args.output, &keys}};
+  if (values) outputs.emplace_back(*args.values_out, &*values);
+  if (positions) outputs.emplace_back(*args.argsort, &*positions);
+  write_outputs(outputs);
 
   const double total = seconds_since(start);
-  log << std::fixed << std::setprecision(3) << "clsort: sorted " << keys.count << " "
-      << to_string(*keys.key_type) << " keys" << (values ? " with values" : "") << " on "
+  log << std::fixed << std::setprecision(3) << "clsort: sorted " << sorted << " "
+      << to_string(*keys.key_type) << " keys" << (values ? " with values" : "")
+      << (args.unique ? " (" + std::to_string(keys.count) + " unique)" : "") << " on "
       << timing.device_name << ": sort " << timing.device_seconds << " s";
   if (timing.device_seconds > 0)
-    log << " (" << std::setprecision(1) << keys.count / timing.device_seconds / 1e6 << " Mkeys/s)";
+    log << " (" << std::setprecision(1) << sorted / timing.device_seconds / 1e6 << " Mkeys/s)";
   log << std::setprecision(3) << ", " << total << " s in all -> " << args.output
-      << (values ? " and " + *args.values_out : "") << "\n";
+      << (values ? " and " + *args.values_out : "") << (positions ? " and " + *args.argsort : "")
+      << "\n";
   if (args.verbose) {
     const BuildStatistics built = build_statistics();
     log << "clsort: kernels: " << built.compiled << " compiled, " << built.loaded_from_disk

@@ -19,10 +19,12 @@ struct SortArguments {
   std::optional<std::string> values_out;
   std::optional<std::string> values_type;
   std::optional<std::string> device;
+  std::optional<std::string> argsort;
   std::optional<unsigned> begin_bit;
   std::optional<unsigned> end_bit;
   bool descending = false;
   bool check = false;
+  bool unique = false;
   bool verbose = false;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +189,44 @@ BOOST_AUTO_TEST_CASE(bit_range_and_check) {
   r = run("sort --check " + path("k.u32") + " --type u32");
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(has(r, "not sorted: element"));
+}
+
+BOOST_AUTO_TEST_CASE(argsort_is_the_stable_permutation) {
+  const auto keys = make_keys<float>(Distribution::few_distinct, 20011, 9);
+  std::vector<std::int16_t> values(keys.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int16_t>(i * 7);
+  write_npy("k.npy", keys);
+  write_npy("v.npy", values);
+  const Result r =
+      run("sort " + path("k.npy") + " -o " + path("ks.npy") + " --descending --argsort " +
+          path("order.u32") + " --values " + path("v.npy") + " --values-out " + path("vs.npy"));
+  BOOST_TEST(r.exit_code == 0, r.output);
+  const auto order = reference_permutation(keys, {.descending = true});
+  const std::vector<std::uint32_t> expected(order.begin(), order.end());
+  BOOST_TEST(read_raw<std::uint32_t>("order.u32") == expected);
+  const std::size_t header = cli::make_npy_header("<i2", keys.size()).size();
+  BOOST_TEST(first_difference(read_raw<std::int16_t>("vs.npy", header), permuted(values, order)) ==
+             keys.size());
+  BOOST_TEST(first_difference(read_raw<float>("ks.npy", header), permuted(keys, order)) ==
+             keys.size());
+}
+
+BOOST_AUTO_TEST_CASE(unique_keeps_the_first_of_equal_keys) {
+  // -0.0 and +0.0 are equal keys, and so are NaNs of any sign or payload: one of each survives,
+  // the one that came first in the input.
+  const std::vector<double> keys{3.0, -0.0, std::nan("1"), 0.0, 3.0, -std::nan("2"), 1.5, -0.0};
+  write_npy("k.npy", keys);
+  const Result r = run("sort " + path("k.npy") + " -o " + path("u.npy") + " --unique --argsort " +
+                       path("first.npy"));
+  BOOST_TEST(r.exit_code == 0, r.output);
+  BOOST_TEST(has(r, "sorted 8 f64 keys (4 unique)"));
+  const std::size_t header = cli::make_npy_header("<f8", 4).size();
+  const auto unique = read_raw<double>("u.npy", header);
+  const std::vector<std::uint64_t> expected_positions{1, 6, 0, 2};
+  const auto first = read_raw<std::uint32_t>("first.npy", cli::make_npy_header("<u4", 4).size());
+  BOOST_TEST(std::vector<std::uint64_t>(first.begin(), first.end()) == expected_positions);
+  BOOST_TEST(first_difference(unique, permuted(keys, {1, 6, 0, 2})) == 4u);
+  BOOST_TEST(read("u.npy").substr(0, header) == cli::make_npy_header("<f8", 4));
 }
 
 BOOST_AUTO_TEST_CASE(empty_and_single_element_files) {
