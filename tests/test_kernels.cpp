@@ -53,11 +53,6 @@ std::vector<Params> kernel_variants() {
   return {serial, bitmask};
 }
 
-std::size_t keys_per_block(const Params& p) {
-  return static_cast<std::size_t>(p.elements_per_thread) *
-         (p.ranking == Ranking::bitmask ? static_cast<std::size_t>(p.work_group_size) : 1);
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernels)

@@ -14,6 +14,8 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
     : context_(context),
       config_(config),
       radix_(std::size_t{1} << config.params.radix_bits),
+      max_passes_((key_size(config.key_type) * 8 + config.params.radix_bits - 1) /
+                  static_cast<std::size_t>(config.params.radix_bits)),
       compute_units_(query_limits(device).compute_units) {
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   const cl::Program program =
@@ -29,16 +31,21 @@ std::uint64_t OnesweepPlan::tile_count(std::uint64_t n) const {
   return (n + tile - 1) / tile;
 }
 
-void OnesweepPlan::reserve(std::uint64_t n) {
-  const std::size_t passes = (key_size(config_.key_type) * 8 + config_.params.radix_bits - 1) /
-                             static_cast<std::size_t>(config_.params.radix_bits);
-  scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys");
+OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
+  Scratch s;
+  s.data.keys = scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys");
   if (config_.value_bytes > 0)
-    scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
-  histogram_.at_least(context_, passes * radix_ * 4, "histograms");
-  offsets_.at_least(context_, passes * radix_ * 4, "digit offsets");
-  status_.at_least(context_, passes * tile_count(n) * radix_ * 4, "look-back status");
-  tickets_.at_least(context_, passes * 4, "tile tickets");
+    s.data.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
+  s.offsets = offsets_.at_least(context_, max_passes_ * radix_ * 4, "digit offsets");
+  s.status =
+      status_.at_least(context_, max_passes_ * tile_count(n) * radix_ * 4, "look-back status");
+  s.tickets = tickets_.at_least(context_, max_passes_ * 4, "tile tickets");
+  return s;
+}
+
+void OnesweepPlan::reserve(std::uint64_t n) {
+  scratch_for(n);
+  histogram_.at_least(context_, max_passes_ * radix_ * 4, "histograms");
 }
 
 cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& buffer,
@@ -108,27 +115,18 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
     return done;
   }
 
-  reserve(n);
+  const Scratch scratch = scratch_for(n);
   const std::uint64_t tiles = tile_count(n);
-  const cl::Buffer& offset_buffer =
-      offsets_.at_least(context_, offsets.size() * 4, "digit offsets");
   cl::Event uploaded;
-  check(queue.enqueueWriteBuffer(offset_buffer, CL_FALSE, 0, offsets.size() * 4, offsets.data(),
+  check(queue.enqueueWriteBuffer(scratch.offsets, CL_FALSE, 0, offsets.size() * 4, offsets.data(),
                                  &waits, &uploaded),
         "write buffer", "digit offsets");
   waits.push_back(uploaded);
-  const cl::Buffer& status =
-      status_.at_least(context_, passes.size() * tiles * radix_ * 4, "look-back status");
-  const cl::Buffer& tickets = tickets_.at_least(context_, passes.size() * 4, "tile tickets");
-  waits = {zero(queue, status, passes.size() * tiles * radix_ * 4, waits),
-           zero(queue, tickets, passes.size() * 4, waits)};
+  waits = {zero(queue, scratch.status, passes.size() * tiles * radix_ * 4, waits),
+           zero(queue, scratch.tickets, passes.size() * 4, waits)};
 
-  PassData scratch{scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys"),
-                   {}};
-  if (config_.value_bytes > 0)
-    scratch.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
   const PassData* from = &data;
-  const PassData* to = &scratch;
+  const PassData* to = &scratch.data;
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   for (std::size_t p = 0; p < passes.size(); ++p) {
     KernelArgs args(pass_kernel_, false);
@@ -140,9 +138,9 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
         .u32(descending)
         .u32(static_cast<std::uint32_t>(p))
         .u32(static_cast<std::uint32_t>(tiles))
-        .buffer(offset_buffer)
-        .buffer(status)
-        .buffer(tickets);
+        .buffer(scratch.offsets)
+        .buffer(scratch.status)
+        .buffer(scratch.tickets);
     waits = {launch(queue, pass_kernel_, tiles * wg, wg, waits)};
     std::swap(from, to);
   }

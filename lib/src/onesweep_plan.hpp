@@ -21,6 +21,12 @@ class OnesweepPlan : public SortPlan {
   void reserve(std::uint64_t n) override;
 
  private:
+  struct Scratch {
+    PassData data;
+    cl::Buffer offsets, status, tickets;
+  };
+  /// The scratch buffers for n keys, sized for every pass (a sort uses those not skipped).
+  Scratch scratch_for(std::uint64_t n);
   std::uint64_t tile_count(std::uint64_t n) const;
   /// Enqueues the histogram kernel and returns each pass's digit counts, read back.
   std::vector<cl_uint> histograms(const cl::CommandQueue& queue, const cl::Buffer& keys,
@@ -33,6 +39,7 @@ class OnesweepPlan : public SortPlan {
   cl::Context context_;
   KernelConfig config_;
   std::size_t radix_;
+  std::size_t max_passes_;
   std::size_t compute_units_;
   cl::Kernel histogram_kernel_;
   cl::Kernel pass_kernel_;

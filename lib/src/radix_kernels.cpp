@@ -35,6 +35,11 @@ const char* kind_name(KeyKind kind) {
 
 }  // namespace
 
+std::uint64_t keys_per_block(const Params& p) {
+  const auto keys = static_cast<std::uint64_t>(p.elements_per_thread);
+  return p.ranking == Ranking::serial ? keys : keys * static_cast<std::uint64_t>(p.work_group_size);
+}
+
 TemplateContext kernel_template_variables(const KernelConfig& c) {
   const std::size_t key_bytes = key_size(c.key_type);
   const Params& p = c.params;
@@ -68,11 +73,8 @@ RadixKernels::RadixKernels(const cl::Context& context, const cl::Device& device,
 }
 
 std::uint64_t RadixKernels::block_count(std::uint64_t n) const {
-  const Params& p = config_.params;
-  std::uint64_t keys_per_block = static_cast<std::uint64_t>(p.elements_per_thread);
-  if (p.ranking == Ranking::bitmask)
-    keys_per_block *= static_cast<std::uint64_t>(p.work_group_size);
-  return (n + keys_per_block - 1) / keys_per_block;
+  const std::uint64_t keys = keys_per_block(config_.params);
+  return (n + keys - 1) / keys;
 }
 
 std::uint64_t RadixKernels::global_size(std::uint64_t blocks) const {

@@ -31,6 +31,10 @@ struct PassData {
   cl::Buffer values;  ///< unused without values
 };
 
+/// Keys in one block (a histogram column): elements_per_thread per work-item for serial
+/// ranking, per work-group otherwise.
+std::uint64_t keys_per_block(const Params& params);
+
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);
 

@@ -52,10 +52,7 @@ struct Sorter::Impl {
 
   detail::SortPlan& plan(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     const Params params = params_for(type, value_bytes, n);
-    const std::uint64_t block_keys =
-        static_cast<std::uint64_t>(params.elements_per_thread) *
-        (params.ranking == Ranking::serial ? 1
-                                           : static_cast<std::uint64_t>(params.work_group_size));
+    const std::uint64_t block_keys = detail::keys_per_block(params);
     const std::uint64_t hist_length =
         (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
     const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
