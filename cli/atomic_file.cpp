@@ -1,4 +1,4 @@
-// AtomicFile (mkstemp + fsync + rename) and whole-file reading.
+// AtomicFile: mkstemp in the destination's folder, fsync, rename; registered for interrupts.
 #include "atomic_file.hpp"
 
 #include <fcntl.h>
@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "input_error.hpp"
+#include "interrupt.hpp"
 
 namespace clsort::cli {
 
@@ -25,6 +25,7 @@ AtomicFile::AtomicFile(std::string destination) : destination_(std::move(destina
   if (fd_ < 0)
     throw InputError(destination_, std::string("cannot create output: ") + std::strerror(errno));
   temporary_ = name.data();
+  register_temporary(temporary_);
   // mkstemp creates the file 0600; give it the permissions a plain new file would get.
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -33,50 +34,48 @@ AtomicFile::AtomicFile(std::string destination) : destination_(std::move(destina
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+  if (temporary_.empty()) return;
+  ::unlink(temporary_.c_str());
+  forget_temporary(temporary_);
 }
 
 void AtomicFile::fail(const std::string& problem) {
   throw InputError(destination_, problem + ": " + std::strerror(errno));
 }
 
-void AtomicFile::write(const void* data, std::size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t written = ::write(fd_, p, bytes);
+bool write_fully(int fd, const char* bytes, std::size_t size) {
+  while (size > 0) {
+    const ssize_t written = ::write(fd, bytes, size);
     if (written < 0) {
       if (errno == EINTR) continue;
-      fail("cannot write output");
+      return false;
     }
-    p += written;
-    bytes -= static_cast<std::size_t>(written);
+    bytes += written;
+    size -= static_cast<std::size_t>(written);
   }
+  return true;
+}
+
+void AtomicFile::write(const void* data, std::size_t bytes) {
+  if (!write_fully(fd_, static_cast<const char*>(data), bytes)) fail("cannot write output");
+}
+
+void AtomicFile::write_at(std::uint64_t offset, std::string_view bytes) {
+  if (::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset)) !=
+      static_cast<ssize_t>(bytes.size()))
+    fail("cannot write output");
 }
 
 void AtomicFile::commit() {
   if (::fsync(fd_) != 0) fail("cannot flush output");
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    fail("cannot close output");
-  }
+  const int fd = fd_;
   fd_ = -1;
-  if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
-    fail("cannot move output into place");
+  if (::close(fd) != 0) fail("cannot close output");
+  publish_temporary(temporary_, [&] {
+    if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
+      fail("cannot move output into place");
+  });
   temporary_.clear();
-}
-
-std::string read_file(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw InputError(path, "is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string data;
-  in.seekg(0, std::ios::end);
-  data.resize(static_cast<std::size_t>(in.tellg()));
-  in.seekg(0);
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!in) throw InputError(path, "cannot read the whole file");
-  return data;
 }
 
 }  // namespace clsort::cli

@@ -1,14 +1,14 @@
 // AtomicFile: output that appears whole under its name or not at all.
 #pragma once
 
-#include <cstdio>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace clsort::cli {
 
 /// Writes to a temporary file in the destination's folder; commit() flushes, fsyncs and renames
-/// it into place. Destroyed without commit(), it removes the temporary file.
+/// it into place. Destroyed without commit(), or on an interrupt, it removes the temporary file.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string destination);
@@ -18,16 +18,19 @@ class AtomicFile {
 
   void write(const void* data, std::size_t bytes);
   void write(std::string_view text) { write(text.data(), text.size()); }
+  /// Overwrites bytes already written, from `offset` on (a header whose counts are known last).
+  void write_at(std::uint64_t offset, std::string_view bytes);
   void commit();
+  const std::string& destination() const { return destination_; }
 
  private:
-  void fail(const std::string& problem);
+  [[noreturn]] void fail(const std::string& problem);
   std::string destination_;
   std::string temporary_;
   int fd_ = -1;
 };
 
-/// Reads a whole file; InputError naming it if it is missing or unreadable.
-std::string read_file(const std::string& path);
+/// Writes all of `bytes` to the file descriptor `fd`; false (errno set) on an error.
+bool write_fully(int fd, const char* bytes, std::size_t size);
 
 }  // namespace clsort::cli

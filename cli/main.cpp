@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "devices_command.hpp"
+#include "input_error.hpp"
+#include "interrupt.hpp"
 #include "sort_command.hpp"
 
 namespace {
@@ -14,11 +16,13 @@ constexpr int exit_usage = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  clsort::cli::install_interrupt_cleanup();
   CLI::App app{"clsort: fast, stable radix sort of numeric files on any OpenCL device", "clsort"};
   app.require_subcommand(1);
   app.footer(
-      "Exit status: 0 done (or --check found the input sorted); 1 a file, device or sort error,\n"
-      "or --check found the input unsorted; 2 bad usage.\n"
+      "Exit status: 0 done (with --check: every input sorted); 1 an input could not be sorted\n"
+      "(the others were), no usable device, or --check found an input unsorted; 2 bad usage;\n"
+      "130 interrupted (143 terminated): unfinished outputs are removed, inputs untouched.\n"
       "Run 'clsort sort --help' for examples.");
   CLI::App* devices = app.add_subcommand("devices", "List OpenCL platforms and devices");
   clsort::cli::SortArguments sort_args;
@@ -31,8 +35,10 @@ int main(int argc, char** argv) {
   try {
     if (devices->parsed()) return clsort::cli::run_devices(std::cout);
     if (sort->parsed()) return clsort::cli::run_sort(sort_args, std::cerr);
+  } catch (const clsort::cli::UsageError& e) {
+    std::cerr << "clsort: error: " << e.what() << "\n";
+    return exit_usage;
   } catch (const std::exception& e) {  // clsort::Error, InputError and allocation failures
-
     std::cerr << "clsort: error: " << e.what() << "\n";
   }
   return exit_failure;

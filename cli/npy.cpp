@@ -1,6 +1,7 @@
 // .npy header parsing (a small reader for the Python dict literal) and header writing.
 #include "npy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -158,8 +159,7 @@ NpyDtype parse_npy_dtype(const std::string& descr, const std::string& file) {
   const std::size_t size = std::stoul(descr.substr(2));
   if (std::string_view("OSUVMma").find(kind) != std::string_view::npos)
     throw unsupported("objects, strings, records and dates cannot be sorted");
-  if (descr[0] == '>' && size > 1) throw unsupported("big-endian data is not supported");
-  NpyDtype dtype{size, std::nullopt};
+  NpyDtype dtype{size, std::nullopt, descr[0] == '>' && size > 1};
   if (kind == 'u' || kind == 'i' || kind == 'f')
     dtype.key_type = parse_key_type(std::string(1, kind) + std::to_string(size * 8));
   // Other numeric dtypes (bool, complex, half and quad floats) can still be moved as values.
@@ -175,12 +175,19 @@ std::string npy_descr(KeyType type) {
   return std::string(bytes == 1 ? "|" : "<") + name[0] + std::to_string(bytes);
 }
 
-std::string make_npy_header(const std::string& descr, std::uint64_t count) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
-                     std::to_string(count) + ",), }";
-  const bool v2 = dict.size() + 12 >= 65535;
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::string make_npy_header(const std::string& descr, const std::vector<std::uint64_t>& shape,
+                            std::size_t min_length) {
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
+  const bool v2 = std::max(dict.size() + 12, min_length) >= 65535;
   const std::size_t prefix = v2 ? 12 : 10;
-  const std::size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  const std::size_t total = std::max((prefix + dict.size() + 1 + 63) / 64 * 64, min_length);
   dict.append(total - prefix - dict.size() - 1, ' ');
   dict.push_back('\n');
   std::string header(magic);

@@ -1,206 +1,216 @@
-// The sort command: load, validate, sort on the device, write outputs atomically, report.
+// The sort command: its options, which output each input gets, the device, and the summary.
 #include "sort_command.hpp"
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
-#include <memory>
+#include <set>
 
 #include <clsort/clsort.hpp>
 
-#include "array_file.hpp"
-#include "atomic_file.hpp"
+#include "batch.hpp"
+#include "check.hpp"
 #include "input_error.hpp"
-#include "reorder.hpp"
+#include "memory_budget.hpp"
 
 namespace clsort::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+void check_option_combinations(const SortArguments& args) {
+  const bool several = args.inputs.size() > 1;
+  if (args.in_place && args.output) throw UsageError("--in-place and -o exclude each other");
+  if (several && !args.in_place && !args.output && !args.check)
+    throw UsageError("several inputs need -o FOLDER or --in-place");
+  if (args.values.has_value() != args.values_out.has_value())
+    throw UsageError("--values and --values-out go together");
+  if (several && (args.values || args.argsort))
+    throw UsageError("--values and --argsort take a single input");
+  if (args.key_offset && !args.record_size) throw UsageError("--key-offset needs --record-size");
+  if (args.values_out == "-" || args.argsort == "-")
+    throw UsageError("only the sorted keys can go to standard output");
+  if (args.values == "-" && args.inputs == std::vector<std::string>{"-"})
+    throw UsageError("keys and values cannot both come from standard input");
 }
 
-// Index of the first key out of order, or count if sorted.
-std::uint64_t first_unsorted(ArrayFile& keys, bool descending) {
-  return with_key_type(*keys.key_type, [&]<class K>() -> std::uint64_t {
-    const char* data = keys.data();
-    const auto key = [&](std::uint64_t i) {
-      K k;
-      std::memcpy(&k, data + i * sizeof(K), sizeof(K));
-      return ordered_bits(k, descending);
-    };
-    for (std::uint64_t i = 1; i < keys.count; ++i)
-      if (key(i) < key(i - 1)) return i;
-    return keys.count;
-  });
+ReadOptions read_options(const SortArguments& args) {
+  ReadOptions read;
+  if (args.format) read.format = parse_format(*args.format);
+  read.type = args.type;
+  read.record_size = args.record_size;
+  read.key_offset = args.key_offset.value_or(0);
+  return read;
 }
 
-int run_check(ArrayFile& keys, bool descending, std::ostream& log) {
-  const std::uint64_t position = first_unsorted(keys, descending);
-  if (position == keys.count) {
-    log << keys.path << ": sorted (" << keys.count << " keys)\n";
-    return 0;
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return fs::equivalent(a, b, error);
+}
+
+// Where the sorted data of `input` goes: standard output, the input itself, -o, or -o's folder.
+std::string sorted_destination(const SortArguments& args, const std::string& input) {
+  if (args.in_place) {
+    if (input == "-") throw UsageError("standard input cannot be sorted --in-place");
+    return input;
   }
-  log << keys.path << ": not sorted: element " << position << " is out of order\n";
-  return 1;
-}
-
-ArrayFile load_values(const SortArguments& args, const ArrayFile& keys) {
-  ArrayFile values = load_array(*args.values, args.values_type, "--values-type");
-  if (values.count != keys.count)
-    throw InputError(values.path, "has " + std::to_string(values.count) + " values but " +
-                                      keys.path + " has " + std::to_string(keys.count) + " keys");
-  if (!is_supported_value_size(values.item_size))
-    throw InputError(values.path, std::to_string(values.item_size) +
-                                      "-byte values are not supported (1, 2, 4, 8 or 16 bytes)");
-  return values;
-}
-
-// An explicit blocking write, so that the transfer is done before the sort is timed (drivers
-// may defer a CL_MEM_COPY_HOST_PTR copy to the buffer's first use).
-cl::Buffer upload(const cl::CommandQueue& queue, ArrayFile& array) {
-  const std::size_t bytes = array.count * array.item_size;
-  cl_int status = CL_SUCCESS;
-  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
-  if (status == CL_SUCCESS)
-    status = queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, array.data());
-  if (status != CL_SUCCESS)
-    throw Error("upload", array.path + " (" + std::to_string(bytes) + " bytes)", status);
-  return buffer;
-}
-
-void download(const cl::CommandQueue& queue, const cl::Buffer& buffer, ArrayFile& array) {
-  const cl_int status =
-      queue.enqueueReadBuffer(buffer, CL_TRUE, 0, array.count * array.item_size, array.data());
-  if (status != CL_SUCCESS) throw Error("download", array.path, status);
-}
-
-struct SortTiming {
-  double device_seconds = 0;
-  std::string device_name;
-};
-
-// Sorts keys on the device, moving `values` (values or positions, may be null) with them.
-SortTiming sort_on_device(const SortArguments& args, ArrayFile& keys, ArrayFile* values) {
-  const char* env = std::getenv("CLSORT_DEVICE");
-  const DeviceEntry device = find_device(args.device.value_or(env ? env : ""));
-  SortTiming timing;
-  timing.device_name =
-      device.description.device_name + " (" + device.description.platform_name + ")";
-  if (keys.count == 0) return timing;
-  const cl::CommandQueue queue = make_queue(device.device);
-  Sorter sorter(queue);
-  const std::size_t value_bytes = values ? values->item_size : 0;
-  sorter.prepare(*keys.key_type, value_bytes, keys.count);
-
-  const cl::Buffer key_buffer = upload(queue, keys);
-  const cl::Buffer value_buffer = values ? upload(queue, *values) : cl::Buffer();
-  SortOptions options{.descending = args.descending,
-                      .begin_bit = args.begin_bit.value_or(0),
-                      .end_bit = args.end_bit};
-  const auto start = Clock::now();
-  cl::Event done = values ? sorter.sort_pairs(key_buffer, value_buffer, keys.count, *keys.key_type,
-                                              value_bytes, options)
-                          : sorter.sort(key_buffer, keys.count, *keys.key_type, options);
-  if (const cl_int status = done.wait(); status != CL_SUCCESS)
-    throw Error("sort", "waiting", status);
-  timing.device_seconds = seconds_since(start);
-  download(queue, key_buffer, keys);
-  if (values) download(queue, value_buffer, *values);
-  return timing;
-}
-
-// Writes every output to a temporary file first: all are complete before any appears.
-void write_outputs(const std::vector<std::pair<std::string, ArrayFile*>>& outputs) {
-  std::vector<std::unique_ptr<AtomicFile>> files;
-  for (const auto& [path, array] : outputs) {
-    files.push_back(std::make_unique<AtomicFile>(path));
-    write_array(*files.back(), path, *array);
+  if (!args.output) return "-";
+  if (!fs::is_directory(*args.output)) {
+    if (args.inputs.size() > 1)
+      throw UsageError("-o " + *args.output +
+                       ": with several inputs, -o must be an existing folder");
+    return *args.output;
   }
-  for (auto& file : files) file->commit();
+  if (input == "-") throw UsageError("standard input needs -o FILE, not a folder");
+  return (fs::path(*args.output) / fs::path(input).filename()).string();
+}
+
+std::vector<FileTask> plan_tasks(const SortArguments& args) {
+  std::vector<FileTask> tasks;
+  std::set<std::string> destinations;
+  for (const std::string& input : args.inputs) {
+    FileTask task{input, {sorted_destination(args, input), args.values_out, args.argsort}};
+    const std::string& sorted = task.outputs.sorted;
+    if (!args.in_place && sorted != "-" && same_file(input, sorted))
+      throw UsageError("-o " + sorted + " is the input itself; use --in-place to replace it");
+    if (sorted != "-" && !destinations.insert(fs::absolute(sorted).lexically_normal()).second)
+      throw UsageError("two inputs would both be written to " + sorted);
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+std::uint64_t total_input_bytes(const std::vector<std::string>& inputs) {
+  std::uint64_t total = 0;
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    const auto size = input == "-" ? 0 : fs::file_size(input, error);
+    if (!error) total += size;
+  }
+  return total;
+}
+
+int run_checks(const SortArguments& args, std::uint64_t budget, std::ostream& log) {
+  const SortOptions options{args.descending, args.begin_bit.value_or(0), args.end_bit};
+  bool all_sorted = true;
+  for (const std::string& input : args.inputs) {
+    try {
+      all_sorted &= check_sorted(input, read_options(args), options, budget, log);
+    } catch (const std::exception& e) {
+      log << "clsort: error: " << e.what() << "\n";
+      all_sorted = false;
+    }
+  }
+  return all_sorted ? 0 : 1;
+}
+
+void report_summary(const BatchTotals& totals, double seconds, const std::string& device,
+                    std::ostream& log) {
+  const double rate = seconds > 0 ? totals.keys / seconds : 0;
+  log << std::fixed << std::setprecision(3) << "clsort: " << totals.files_sorted << " file"
+      << (totals.files_sorted == 1 ? "" : "s") << ", " << totals.keys << " keys ("
+      << std::setprecision(1) << totals.bytes / 1e6 << " MB) in " << std::setprecision(3) << seconds
+      << " s: " << std::setprecision(1) << rate / 1e6 << " Mkeys/s, "
+      << (seconds > 0 ? totals.bytes / seconds / 1e6 : 0) << " MB/s end to end on " << device;
+  if (totals.out_of_core_files) log << "; " << totals.out_of_core_files << " out of core";
+  if (totals.files_failed) log << "; " << totals.files_failed << " failed";
+  log << "\n";
 }
 
 }  // namespace
 
 CLI::App* add_sort_command(CLI::App& app, SortArguments& args) {
-  CLI::App* sort = app.add_subcommand("sort", "Sort a .npy or raw binary file of numbers");
-  sort->add_option("input", args.input, "Input file: .npy (1-D, little-endian numeric) or raw")
-      ->required();
-  sort->add_option("-o,--output", args.output, "Output file (same format as its extension says)");
+  CLI::App* sort = app.add_subcommand(
+      "sort", "Sort files of numbers (.npy, raw binary, text) or fixed-size binary records");
+  sort->add_option("inputs", args.inputs, "Input files; - reads standard input")->required();
+  sort->add_option("-o,--output", args.output,
+                   "Output file, or existing folder (several inputs); default: standard output");
+  sort->add_flag("--in-place", args.in_place, "Replace each input by its sorted version (atomic)");
+  sort->add_option("--format", args.format, "Input format (default: by extension; .npy, .txt)")
+      ->check(CLI::IsMember({"npy", "raw", "text"}));
   sort->add_option("--type", args.type,
-                   "Element type of a raw input: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64");
+                   "Key type of raw and text inputs: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 "
+                   "(text default: i64 if every line is an integer, else f64)");
+  sort->add_option("--record-size", args.record_size,
+                   "Raw input of records of this many bytes, sorted by a --type key ...");
+  sort->add_option("--key-offset", args.key_offset, "... at this byte offset in the record");
   sort->add_flag("--descending", args.descending, "Largest first (NaNs still last; stable)");
   sort->add_option("--values", args.values, "Values file moved with the keys (.npy or raw)");
   sort->add_option("--values-out", args.values_out, "Where the reordered values go");
   sort->add_option("--values-type", args.values_type, "Element type of a raw values file");
+  sort->add_option("--argsort", args.argsort,
+                   "Also write the stable sorting permutation here (u32 below 2^32, else u64)");
+  sort->add_flag("--unique", args.unique, "Keep only the first of equal keys (and its values)");
+  sort->add_flag("--check", args.check,
+                 "Only check whether each input is sorted (exit 1 if one is not)");
   sort->add_option("--begin-bit", args.begin_bit, "Sort by ordered-key bits from this one");
   sort->add_option("--end-bit", args.end_bit, "... up to (not including) this one");
+  sort->add_option("-S,--memory", args.memory,
+                   "Host memory budget, e.g. 512M, 8G (default: half the available memory); "
+                   "larger inputs are sorted in chunks and merged")
+      ->transform(CLI::AsSizeValue(false));
+  sort->add_option("-T,--temporary-directory", args.temporary_folder,
+                   "Folder for the sorted runs of out-of-core inputs (default: $TMPDIR or /tmp)");
   sort->add_option(
       "--device", args.device,
       "Device: P:D, cpu, gpu or a name substring (default: $CLSORT_DEVICE, else first GPU)");
-  sort->add_option(
-      "--argsort", args.argsort,
-      "Also write the stable sorting permutation here (u32 below 2^32 keys, else u64)");
-  sort->add_flag("--unique", args.unique, "Keep only the first of equal keys (and its values)");
-  sort->add_flag("--check", args.check, "Only check whether the input is sorted (exit 1 if not)");
-  sort->add_flag("-v,--verbose", args.verbose, "Also report how kernels were built");
+  sort->add_flag("-q,--quiet", args.quiet, "No progress bar and no summary; errors only");
+  sort->add_flag("-v,--verbose", args.verbose, "Also a line per input, and how kernels were built");
   sort->footer(
       "Examples:\n"
       "  clsort sort data.npy -o sorted.npy\n"
-      "  clsort sort keys.u32 --type u32 -o keys.sorted.u32 --descending\n"
-      "  clsort sort k.npy --values v.npy -o k.sorted.npy --values-out v.sorted.npy --device gpu\n"
+      "  clsort sort *.npy -o sorted/                  # a batch into a folder\n"
+      "  clsort sort --in-place run1.u32 run2.u32 --type u32\n"
+      "  clsort sort numbers.txt > sorted.txt           # like sort -n, lines kept as written\n"
+      "  cat keys.u64 | clsort sort - --type u64 --descending > desc.u64\n"
+      "  clsort sort table.bin --record-size 24 --key-offset 8 --type f64 -o by-price.bin\n"
+      "  clsort sort k.npy --values v.npy -o k.sorted.npy --values-out v.sorted.npy\n"
       "  clsort sort data.npy -o uniq.npy --unique --argsort order.npy\n"
-      "  clsort sort --check sorted.npy");
+      "  clsort sort huge.u32 --type u32 -S 2G -T /scratch -o huge.sorted.u32\n"
+      "  clsort sort --check a.npy b.npy");
   return sort;
 }
 
 int run_sort(const SortArguments& args, std::ostream& log) {
-  const auto start = Clock::now();
-  ArrayFile keys = load_array(args.input, args.type, "--type");
-  if (!keys.key_type)
-    throw InputError(keys.path, "dtype '" + keys.descr + "' cannot be a sort key (only a value)");
-  if (args.check) return run_check(keys, args.descending, log);
-  if (args.output.empty()) throw InputError("", "give the output file with -o");
-  if (args.values.has_value() != args.values_out.has_value())
-    throw InputError("", "--values and --values-out go together");
-  std::optional<ArrayFile> values;
-  if (args.values) values = load_values(args, keys);
-  // With --argsort the device moves positions, and values (if any) follow them on the host.
-  std::optional<ArrayFile> positions;
-  if (args.argsort) positions = make_positions(*args.argsort, keys.count);
-  ArrayFile* moved = positions ? &*positions : values ? &*values : nullptr;
+  check_option_combinations(args);
+  const std::uint64_t budget = args.memory.value_or(default_memory_budget());
+  if (args.check) return run_checks(args, budget, log);
+  const std::vector<FileTask> tasks = plan_tasks(args);
 
-  const SortTiming timing = sort_on_device(args, keys, moved);
-  if (positions && values) gather(*values, *positions);
-  const std::uint64_t sorted = keys.count;
-  if (args.unique)
-    keep_first_of_equal_keys(keys, {values ? &*values : nullptr, positions ? &*positions : nullptr},
-                             args.begin_bit.value_or(0), args.end_bit);
-  std::vector<std::pair<std::string, ArrayFile*>> outputs{{args.output, &keys}};
-  if (values) outputs.emplace_back(*args.values_out, &*values);
-  if (positions) outputs.emplace_back(*args.argsort, &*positions);
-  write_outputs(outputs);
+  const char* env = std::getenv("CLSORT_DEVICE");
+  const DeviceEntry device = find_device(args.device.value_or(env ? env : ""));
+  Sorter sorter(make_queue(device.device));
+  BatchSettings settings;
+  settings.read = read_options(args);
+  settings.values = args.values;
+  settings.values_read.type = args.values_type;
+  settings.values_read.type_option = "--values-type";
+  settings.options = {args.descending, args.begin_bit.value_or(0), args.end_bit};
+  settings.unique = args.unique;
+  settings.memory_budget = budget;
+  const char* tmpdir = std::getenv("TMPDIR");
+  settings.temporary_folder = args.temporary_folder.value_or(tmpdir && *tmpdir ? tmpdir : "/tmp");
+  settings.verbose = args.verbose;
+  Progress progress(!args.quiet && ::isatty(STDERR_FILENO), total_input_bytes(args.inputs));
 
-  const double total = seconds_since(start);
-  log << std::fixed << std::setprecision(3) << "clsort: sorted " << sorted << " "
-      << to_string(*keys.key_type) << " keys" << (values ? " with values" : "")
-      << (args.unique ? " (" + std::to_string(keys.count) + " unique)" : "") << " on "
-      << timing.device_name << ": sort " << timing.device_seconds << " s";
-  if (timing.device_seconds > 0)
-    log << " (" << std::setprecision(1) << sorted / timing.device_seconds / 1e6 << " Mkeys/s)";
-  log << std::setprecision(3) << ", " << total << " s in all -> " << args.output
-      << (values ? " and " + *args.values_out : "") << (positions ? " and " + *args.argsort : "")
-      << "\n";
+  const auto start = std::chrono::steady_clock::now();
+  const BatchTotals totals = run_batch(sorter, tasks, settings, progress, log);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!args.quiet)
+    report_summary(totals, seconds,
+                   device.description.device_name + " (" + device.description.platform_name + ")",
+                   log);
   if (args.verbose) {
     const BuildStatistics built = build_statistics();
     log << "clsort: kernels: " << built.compiled << " compiled, " << built.loaded_from_disk
         << " loaded from the disk cache\n";
   }
-  return 0;
+  return totals.files_failed ? 1 : 0;
 }
 
 }  // namespace clsort::cli

@@ -129,8 +129,8 @@ cl::Event Sorter::sort_pairs(const cl::Buffer& keys, const cl::Buffer& values, s
   return impl_->enqueue_sort({keys, values}, n, type, value_bytes, options, wait_events);
 }
 
-void Sorter::sort_host(void* keys, std::size_t n, KeyType type, void* values,
-                       std::size_t value_bytes, const SortOptions& options) {
+void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* values,
+                             std::size_t value_bytes, const SortOptions& options) {
   Impl& s = *impl_;
   const std::uint64_t key_bytes = n * key_size(type);
   const std::uint64_t value_total = n * value_bytes;

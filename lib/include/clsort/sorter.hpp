@@ -31,7 +31,7 @@ class Sorter {
   /// Sorts host keys in place; synchronous. On error the keys are left unchanged.
   template <class Key>
   void sort(std::span<Key> keys, const SortOptions& options = {}) {
-    sort_host(keys.data(), keys.size(), key_type_of<Key>(), nullptr, 0, options);
+    sort_host_bytes(keys.data(), keys.size(), key_type_of<Key>(), nullptr, 0, options);
   }
 
   /// Sorts host keys in place and moves each value with its key; synchronous. Values may be any
@@ -43,8 +43,15 @@ class Sorter {
     if (values.size() != keys.size())
       throw Error("sort_pairs", "keys and values differ in length (" + std::to_string(keys.size()) +
                                     " vs " + std::to_string(values.size()) + ")");
-    sort_host(keys.data(), keys.size(), key_type_of<Key>(), values.data(), sizeof(Value), options);
+    sort_host_bytes(keys.data(), keys.size(), key_type_of<Key>(), values.data(), sizeof(Value),
+                    options);
   }
+
+  /// Sorts n host keys of `type` in place, moving `value_bytes`-sized values (0: none, values
+  /// may then be null) with them; synchronous. The type-erased form of the two calls above,
+  /// for keys whose type is known only at run time. On error the host data is left unchanged.
+  void sort_host_bytes(void* keys, std::size_t n, KeyType type, void* values,
+                       std::size_t value_bytes, const SortOptions& options = {});
 
   /// Sorts the first n keys of a device buffer in place; asynchronous. Starts after `wait_events`
   /// (and after this Sorter's previous sort); the returned event completes with the sort. With
@@ -71,8 +78,6 @@ class Sorter {
 
  private:
   struct Impl;
-  void sort_host(void* keys, std::size_t n, KeyType type, void* values, std::size_t value_bytes,
-                 const SortOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,108 @@
+// CliFixture: runs the clsort binary in a scratch folder and reads and writes its files.
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <clsort/clsort.hpp>
+
+#include "npy.hpp"
+#include "support/inputs.hpp"
+
+namespace clsort::test {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+struct CliFixture {
+  fs::path folder = fs::temp_directory_path() / ("clsort-cli-" + std::to_string(::getpid()));
+  CliFixture() {
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+  }
+  ~CliFixture() { fs::remove_all(folder); }
+
+  std::string path(const std::string& name) const { return (folder / name).string(); }
+
+  // The binary built beside the tests, or $CLSORT_CLI where the build folder has moved.
+  static std::string cli_path() {
+    const char* moved = std::getenv("CLSORT_CLI");
+    return moved && *moved ? moved : CLSORT_CLI_PATH;
+  }
+
+  Result run(const std::string& arguments, const std::string& environment = "") const {
+    // 2>&1 first: the arguments may redirect standard output (or input) themselves.
+    const std::string command = environment + " " + cli_path() + " 2>&1 " + arguments;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    std::string output;
+    char buffer[4096];
+    while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
+    const int status = ::pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  }
+
+  template <class T>
+  std::string write_raw(const std::string& name, const std::vector<T>& data) const {
+    std::ofstream(path(name), std::ios::binary)
+        .write(reinterpret_cast<const char*>(data.data()),
+               static_cast<std::streamsize>(data.size() * sizeof(T)));
+    return path(name);
+  }
+
+  template <class T>
+  std::string write_npy(const std::string& name, const std::vector<T>& data) const {
+    std::ofstream out(path(name), std::ios::binary);
+    out << cli::make_npy_header(cli::npy_descr(key_type_of<T>()), data.size());
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size() * sizeof(T)));
+    return path(name);
+  }
+
+  std::string read(const std::string& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  template <class T>
+  std::vector<T> read_raw(const std::string& name, std::size_t skip = 0) const {
+    const std::string bytes = read(name).substr(skip);
+    std::vector<T> data(bytes.size() / sizeof(T));
+    std::memcpy(data.data(), bytes.data(), data.size() * sizeof(T));
+    return data;
+  }
+
+  // Nothing but the listed files exists in the folder: no partial outputs, no temporaries.
+  std::set<std::string> files() const {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(folder))
+      names.insert(entry.path().filename().string());
+    return names;
+  }
+};
+
+inline bool has(const Result& r, const std::string& fragment) {
+  const bool found = r.output.find(fragment) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("output was: " << r.output);
+  return found;
+}
+
+template <class K>
+std::vector<K> expected_sort(const std::vector<K>& keys, const SortOptions& o = {}) {
+  return permuted(keys, reference_permutation(keys, o));
+}
+
+}  // namespace clsort::test

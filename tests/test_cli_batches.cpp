@@ -1,0 +1,168 @@
+// End-to-end tests of CLI batches: many inputs, one bad among them, --in-place, and interrupts.
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "support/cli_fixture.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+// Starts the CLI with its standard input on a pipe; the caller feeds it and then signals it.
+struct RunningCli {
+  pid_t pid = -1;
+  int input = -1;
+
+  RunningCli(const std::string& cli, const std::vector<std::string>& arguments) {
+    int fds[2];
+    BOOST_REQUIRE(::pipe(fds) == 0);
+    pid = ::fork();
+    BOOST_REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::dup2(fds[0], STDIN_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      std::vector<char*> argv{const_cast<char*>(cli.c_str())};
+      for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(cli.c_str(), argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[0]);
+    input = fds[1];
+  }
+
+  void feed(const std::string& bytes) const {
+    BOOST_REQUIRE(::write(input, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  }
+
+  int signal_and_wait(int signal_number) {
+    ::kill(pid, signal_number);
+    ::close(input);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
+
+bool any_file_named(const std::set<std::string>& names, const std::string& fragment) {
+  for (const std::string& name : names)
+    if (name.find(fragment) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(cli_batches, CliFixture)
+
+BOOST_AUTO_TEST_CASE(a_bad_file_does_not_stop_the_batch) {
+  const auto a = make_keys<std::int16_t>(Distribution::uniform, 4001, 31);
+  const auto b = make_keys<std::int16_t>(Distribution::few_distinct, 17, 32);
+  write_npy("a.npy", a);
+  write_npy("b.npy", b);
+  std::ofstream(path("broken.npy")) << "not numpy at all";
+  fs::create_directories(path("out"));
+  const Result r = run("sort " + path("a.npy") + " " + path("broken.npy") + " " + path("b.npy") +
+                       " " + path("missing.npy") + " -o " + path("out"));
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, "broken.npy: not a .npy file"));
+  BOOST_TEST(has(r, "missing.npy: cannot open"));
+  BOOST_TEST(has(r, "clsort: 2 files, 4018 keys"));
+  BOOST_TEST(has(r, "; 2 failed"));
+  const std::size_t header_a = cli::make_npy_header("<i2", a.size()).size();
+  BOOST_TEST(first_difference(read_raw<std::int16_t>("out/a.npy", header_a), expected_sort(a)) ==
+             a.size());
+  const std::size_t header_b = cli::make_npy_header("<i2", b.size()).size();
+  BOOST_TEST(first_difference(read_raw<std::int16_t>("out/b.npy", header_b), expected_sort(b)) ==
+             b.size());
+  BOOST_TEST(fs::exists(path("out/broken.npy")) == false);
+  BOOST_TEST(std::distance(fs::directory_iterator(path("out")), fs::directory_iterator()) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(in_place_replaces_each_input) {
+  std::vector<std::vector<std::uint32_t>> inputs;
+  std::string names;
+  for (int i = 0; i < 3; ++i) {
+    inputs.push_back(make_keys<std::uint32_t>(Distribution::reversed, 1000 + 7 * i, 33 + i));
+    names += " " + write_raw("in" + std::to_string(i) + ".u32", inputs.back());
+  }
+  const auto before = files();
+  const Result r = run("sort --in-place --type u32 -q" + names);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  BOOST_TEST(r.output.empty());  // --quiet: nothing on success
+  for (int i = 0; i < 3; ++i)
+    BOOST_TEST(read_raw<std::uint32_t>("in" + std::to_string(i) + ".u32") ==
+               expected_sort(inputs[i]));
+  BOOST_TEST(files() == before);  // the same names; no temporaries left
+}
+
+BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
+  write_raw("k.u8", std::vector<std::uint8_t>{3, 1, 2});
+  write_raw("j.u8", std::vector<std::uint8_t>{9, 8});
+  fs::create_directories(path("out"));
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"sort " + path("k.u8") + " --type u8 -o " + path("k.u8"), "is the input itself"},
+      {"sort " + path("k.u8") + " " + path("j.u8") + " --type u8", "several inputs need -o"},
+      {"sort " + path("k.u8") + " " + path("j.u8") + " --type u8 -o " + path("file"),
+       "-o must be an existing folder"},
+      {"sort " + path("k.u8") + " " + path("k.u8") + " --type u8 -o " + path("out"),
+       "would both be written to"},
+      {"sort " + path("k.u8") + " --type u8 --in-place -o " + path("x"), "exclude each other"},
+      {"sort - --type u8 --in-place", "standard input cannot be sorted --in-place"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const Result r = run(arguments + " < /dev/null");
+    BOOST_TEST(r.exit_code == 2, arguments);
+    BOOST_TEST(has(r, message), arguments);
+  }
+  BOOST_TEST(read_raw<std::uint8_t>("k.u8") == std::vector<std::uint8_t>({3, 1, 2}));
+}
+
+BOOST_AUTO_TEST_CASE(unwritable_output_folder_is_an_error_per_file) {
+  write_raw("k.u8", std::vector<std::uint8_t>{3, 1, 2});
+  fs::create_directories(path("locked"));
+  fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  const Result r = run("sort " + path("k.u8") + " --type u8 -o " + path("locked/out.u8"));
+  fs::permissions(path("locked"), fs::perms::owner_all);
+  // root may write anywhere; then the output must simply be right
+  if (r.exit_code == 0) {
+    BOOST_TEST(read_raw<std::uint8_t>("locked/out.u8") == std::vector<std::uint8_t>({1, 2, 3}));
+  } else {
+    BOOST_TEST(has(r, "locked/out.u8: cannot create output"));
+  }
+  const Result missing = run("sort " + path("k.u8") + " --type u8 -o " + path("no/such/out.u8"));
+  BOOST_TEST(missing.exit_code == 1);
+  BOOST_TEST(has(missing, "no/such/out.u8: cannot create output"));
+}
+
+BOOST_AUTO_TEST_CASE(an_interrupted_run_leaves_no_partial_files) {
+  // Rows of a 2-D array from standard input, a few rows per chunk: the output is being written
+  // (a temporary file exists) while the rest of the input has not arrived yet.
+  const std::size_t rows = 4000, length = 16;
+  const auto keys = make_keys<std::uint32_t>(Distribution::uniform, rows * length, 35);
+  const std::string header = cli::make_npy_header("<u4", {rows, length});
+  const std::string data(reinterpret_cast<const char*>(keys.data()), keys.size() * 4);
+  fs::create_directories(path("runs"));
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    RunningCli cli(cli_path(),
+                   {"sort", "-", "-o", path("out.npy"), "-S", "64K", "-T", path("runs"), "-q"});
+    cli.feed(header + data.substr(0, data.size() / 2));
+    bool writing = false;
+    for (int wait = 0; wait < 600 && !writing; ++wait) {
+      writing = any_file_named(files(), ".out.npy.clsort-");
+      if (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    BOOST_TEST(writing);
+    const int status = cli.signal_and_wait(signal_number);
+    BOOST_TEST(status == 128 + signal_number);
+    BOOST_TEST(!any_file_named(files(), "out.npy"));  // neither the output nor its temporary
+    BOOST_TEST(fs::is_empty(path("runs")));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
