@@ -165,4 +165,20 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_leaves_no_partial_files) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_only) {
+  write_raw("k.u32", make_keys<std::uint32_t>(Distribution::uniform, 5000, 36));
+  const std::string sort = cli_path() + " sort " + path("k.u32") + " --type u32 -o " + path("o");
+  // `script` runs the command on a pseudo-terminal, as a user's shell would.
+  const Result terminal = run_shell("script -qec '" + sort + "' /dev/null");
+  BOOST_TEST(terminal.exit_code == 0, terminal.output);
+  BOOST_TEST(has(terminal, "k.u32 ["));
+  BOOST_TEST(has(terminal, "| total ["));
+  BOOST_TEST(has(terminal, "clsort: 1 file, 5000 keys"));
+  const Result quiet = run_shell("script -qec '" + sort + " --quiet' /dev/null");
+  BOOST_TEST(quiet.exit_code == 0);
+  BOOST_TEST(quiet.output.empty(), quiet.output);
+  const Result piped = run("sort " + path("k.u32") + " --type u32 -o " + path("o"));
+  BOOST_TEST(!has(piped, "| total ["));  // not a terminal: the summary only
+}
+
 BOOST_AUTO_TEST_SUITE_END()

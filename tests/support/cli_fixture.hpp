@@ -46,7 +46,10 @@ struct CliFixture {
 
   Result run(const std::string& arguments, const std::string& environment = "") const {
     // 2>&1 first: the arguments may redirect standard output (or input) themselves.
-    const std::string command = environment + " " + cli_path() + " 2>&1 " + arguments;
+    return run_shell(environment + " " + cli_path() + " 2>&1 " + arguments);
+  }
+
+  static Result run_shell(const std::string& command) {
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string output;
     char buffer[4096];
