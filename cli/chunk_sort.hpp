@@ -19,7 +19,8 @@ struct SortSpec {
   SortOptions options;
 };
 
-/// Consecutive items of one input, with their values.
+/// Consecutive items of one input, with their values. The vectors may be longer than `count`
+/// items (reused buffers); only the first `count` are the chunk's.
 struct Chunk {
   std::uint64_t first = 0;  ///< input position of the first item (a row start for rows)
   std::uint64_t count = 0;

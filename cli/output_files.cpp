@@ -102,8 +102,8 @@ void FileOutputs::write(const Chunk& chunk) {
   if (sorted_) sorted_->write(chunk.items.data(), chunk.count);
   if (lines_) {
     std::string text;
-    for (std::uint64_t position : chunk.positions) {
-      text += text_->line(position);
+    for (std::uint64_t i = 0; i < chunk.count; ++i) {
+      text += text_->line(chunk.positions[i]);
       text += '\n';
     }
     lines_->write(text.data(), text.size());
@@ -112,7 +112,8 @@ void FileOutputs::write(const Chunk& chunk) {
   if (!positions_) return;
   if (!narrow_positions_)
     return positions_->write(reinterpret_cast<const char*>(chunk.positions.data()), chunk.count);
-  const std::vector<std::uint32_t> narrow(chunk.positions.begin(), chunk.positions.end());
+  const std::vector<std::uint32_t> narrow(chunk.positions.begin(),
+                                          chunk.positions.begin() + chunk.count);
   positions_->write(reinterpret_cast<const char*>(narrow.data()), chunk.count);
 }
 

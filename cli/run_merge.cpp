@@ -5,16 +5,44 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <queue>
+#include <future>
+#include <optional>
 
 #include "atomic_file.hpp"
 #include "input_error.hpp"
 
 namespace clsort::cli {
 namespace {
+
+// pread until `size` bytes are read: one call returns at most about 2 GiB.
+bool read_fully(int fd, char* out, std::size_t size, std::uint64_t offset) {
+  while (size > 0) {
+    const ssize_t got = ::pread(fd, out, size, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    offset += static_cast<std::uint64_t>(got);
+    size -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+// pwrite until all `size` bytes are written.
+bool write_fully_at(int fd, const char* data, std::size_t size, std::uint64_t offset) {
+  while (size > 0) {
+    const ssize_t done = ::pwrite(fd, data, size, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) return false;
+    data += done;
+    offset += static_cast<std::uint64_t>(done);
+    size -= static_cast<std::size_t>(done);
+  }
+  return true;
+}
 
 // Reads one run's tuples in order through its own buffer.
 class RunCursor {
@@ -37,10 +65,9 @@ class RunCursor {
 
  private:
   void refill() {
-    const std::size_t bytes =
+    const auto bytes =
         static_cast<std::size_t>(std::min<std::uint64_t>(remaining_ * tuple_, buffer_.size()));
-    const ssize_t got = ::pread(fd_, buffer_.data(), bytes, static_cast<off_t>(offset_));
-    if (got != static_cast<ssize_t>(bytes))
+    if (!read_fully(fd_, buffer_.data(), bytes, offset_))
       throw InputError(*folder_,
                        std::string("cannot read a temporary run back: ") + std::strerror(errno));
     offset_ += bytes;
@@ -57,6 +84,45 @@ class RunCursor {
   std::vector<char> buffer_;
   std::size_t position_ = 0;
   std::size_t filled_ = 0;
+};
+
+// A tournament over the runs' head tuples: node i holds the winner of its subtree, the run with
+// the smallest (field, run index); taking a tuple replays only the winner's path (log k).
+class Tournament {
+ public:
+  explicit Tournament(std::size_t runs)
+      : leaves_(std::bit_ceil(std::max<std::size_t>(runs, 1))),
+        field_(leaves_),
+        done_(leaves_, true),
+        tree_(2 * leaves_) {
+    for (std::size_t i = 0; i < leaves_; ++i) tree_[leaves_ + i] = static_cast<std::uint32_t>(i);
+  }
+
+  void set(std::size_t run, std::optional<std::uint64_t> field) {
+    done_[run] = !field;
+    field_[run] = field.value_or(0);
+  }
+  void build() {
+    for (std::size_t node = leaves_ - 1; node > 0; --node) replay(node);
+  }
+  void update(std::size_t run) {
+    for (std::size_t node = (leaves_ + run) / 2; node > 0; node /= 2) replay(node);
+  }
+  bool empty() const { return done_[winner()]; }
+  std::size_t winner() const { return leaves_ > 1 ? tree_[1] : 0; }
+  std::uint64_t winning_field() const { return field_[winner()]; }
+
+ private:
+  void replay(std::size_t node) {
+    const std::uint32_t a = tree_[2 * node], b = tree_[2 * node + 1];
+    const bool a_wins =
+        !done_[a] && (done_[b] || field_[a] < field_[b] || (field_[a] == field_[b] && a < b));
+    tree_[node] = a_wins ? a : b;
+  }
+  std::size_t leaves_;
+  std::vector<std::uint64_t> field_;
+  std::vector<bool> done_;
+  std::vector<std::uint32_t> tree_;
 };
 
 int unlinked_temporary_file(const std::string& folder) {
@@ -84,24 +150,30 @@ std::size_t RunMerger::tuple_size() const {
 
 void RunMerger::add_run(const Chunk& sorted) {
   const std::size_t tuple = tuple_size(), item = spec_.layout.item_size;
-  constexpr std::uint64_t block_tuples = 1 << 14;
-  std::vector<char> block;
-  for (std::uint64_t start = 0; start < sorted.count; start += block_tuples) {
-    const std::uint64_t count = std::min(block_tuples, sorted.count - start);
-    block.resize(count * tuple);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      char* out = block.data() + i * tuple;
-      std::memcpy(out, sorted.items.data() + (start + i) * item, item);
-      if (spec_.value_size)
-        std::memcpy(out + item, sorted.values.data() + (start + i) * spec_.value_size,
-                    spec_.value_size);
-      if (spec_.positions)
-        std::memcpy(out + item + spec_.value_size, &sorted.positions[start + i], 8);
-    }
-    if (::pwrite(fd_, block.data(), block.size(), static_cast<off_t>(end_ + start * tuple)) !=
-        static_cast<ssize_t>(block.size()))
+  const auto write = [&](const char* data, std::size_t bytes, std::uint64_t offset) {
+    if (!write_fully_at(fd_, data, bytes, offset))
       throw InputError(folder_,
                        std::string("cannot write a temporary run (-T): ") + std::strerror(errno));
+  };
+  if (tuple == item) {  // items alone: written as they are
+    write(sorted.items.data(), sorted.count * item, end_);
+  } else {
+    constexpr std::uint64_t block_tuples = 1 << 14;
+    std::vector<char> block;
+    for (std::uint64_t start = 0; start < sorted.count; start += block_tuples) {
+      const std::uint64_t count = std::min(block_tuples, sorted.count - start);
+      block.resize(count * tuple);
+      for (std::uint64_t i = 0; i < count; ++i) {
+        char* out = block.data() + i * tuple;
+        std::memcpy(out, sorted.items.data() + (start + i) * item, item);
+        if (spec_.value_size)
+          std::memcpy(out + item, sorted.values.data() + (start + i) * spec_.value_size,
+                      spec_.value_size);
+        if (spec_.positions)
+          std::memcpy(out + item + spec_.value_size, &sorted.positions[start + i], 8);
+      }
+      write(block.data(), block.size(), end_ + start * tuple);
+    }
   }
   runs_.push_back({end_, sorted.count});
   end_ += sorted.count * tuple;
@@ -111,48 +183,67 @@ void RunMerger::add_run(const Chunk& sorted) {
 void RunMerger::merge(std::uint64_t buffer_bytes, std::uint64_t batch_items, bool unique,
                       const std::function<void(Chunk&)>& emit) {
   const std::size_t tuple = tuple_size(), item = spec_.layout.item_size;
-  const std::size_t buffer_tuples = buffer_bytes / std::max<std::size_t>(runs_.size(), 1) / tuple;
+  const std::size_t values = spec_.value_size;
+  // Large reads are no faster beyond a few MiB; the rest of the budget would only sit idle.
+  const std::uint64_t per_run =
+      std::min<std::uint64_t>(buffer_bytes / std::max<std::size_t>(runs_.size(), 1), 16 << 20);
   std::vector<RunCursor> cursors;
   for (const Run& run : runs_)
-    cursors.emplace_back(fd_, run.offset, run.count, tuple, buffer_tuples, folder_);
+    cursors.emplace_back(fd_, run.offset, run.count, tuple, per_run / tuple, folder_);
 
-  using Head = std::pair<std::uint64_t, std::size_t>;  // (field, run): ties go to earlier runs
-  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
   const SortField field(spec_);
+  Tournament tournament(cursors.size());
   for (std::size_t r = 0; r < cursors.size(); ++r)
-    if (!cursors[r].done()) heads.emplace(field(cursors[r].current()), r);
+    tournament.set(r,
+                   cursors[r].done() ? std::nullopt : std::optional(field(cursors[r].current())));
+  tournament.build();
 
-  Chunk batch;
+  // Two batches: one is filled while the other is written.
+  Chunk batches[2];
+  for (Chunk& batch : batches) {
+    batch.items.resize(batch_items * item);
+    batch.values.resize(batch_items * values);
+    if (spec_.positions) batch.positions.resize(batch_items);
+  }
+  std::future<void> writing;
+  std::uint64_t first = 0;
+  int filling = 0;
   const auto flush = [&] {
-    if (batch.count) emit(batch);
-    batch.first += batch.count;
-    batch.count = 0;
-    batch.items.clear();
-    batch.values.clear();
-    batch.positions.clear();
+    Chunk& batch = batches[filling];
+    if (batch.count == 0) return;
+    if (writing.valid()) writing.get();
+    batch.first = first;
+    first += batch.count;
+    writing = std::async(std::launch::async, [&emit, &batch] {
+      emit(batch);
+      batch.count = 0;
+    });
+    filling = 1 - filling;
   };
+
   bool emitted = false;
   std::uint64_t last_field = 0;
-  while (!heads.empty()) {
-    const auto [key, r] = heads.top();
-    heads.pop();
+  while (!tournament.empty()) {
+    const std::size_t r = tournament.winner();
+    const std::uint64_t key = tournament.winning_field();
     const char* source = cursors[r].current();
     if (!unique || !emitted || key != last_field) {
-      batch.items.insert(batch.items.end(), source, source + item);
-      batch.values.insert(batch.values.end(), source + item, source + item + spec_.value_size);
-      if (spec_.positions) {
-        std::uint64_t position;
-        std::memcpy(&position, source + item + spec_.value_size, 8);
-        batch.positions.push_back(position);
-      }
+      Chunk& batch = batches[filling];
+      const std::uint64_t i = batch.count;
+      std::memcpy(batch.items.data() + i * item, source, item);
+      if (values) std::memcpy(batch.values.data() + i * values, source + item, values);
+      if (spec_.positions) std::memcpy(&batch.positions[i], source + item + values, 8);
       emitted = true;
       last_field = key;
       if (++batch.count == batch_items) flush();
     }
     cursors[r].advance();
-    if (!cursors[r].done()) heads.emplace(field(cursors[r].current()), r);
+    tournament.set(r,
+                   cursors[r].done() ? std::nullopt : std::optional(field(cursors[r].current())));
+    tournament.update(r);
   }
   flush();
+  if (writing.valid()) writing.get();
 }
 
 }  // namespace clsort::cli
