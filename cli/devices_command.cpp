@@ -1,4 +1,4 @@
-// Lists devices with their indices and marks the default one.
+// Lists devices with their indices, marks the default one, and shows each one's profile.
 #include "devices_command.hpp"
 
 #include <cstdlib>
@@ -6,6 +6,23 @@
 #include <clsort/clsort.hpp>
 
 namespace clsort::cli {
+namespace {
+
+// Which profile a sort on the device would use, and why others were passed over.
+void describe_profile(const cl::Device& device, std::ostream& out) {
+  try {
+    const ProfileSearch search = find_profile(device);
+    if (search.profile)
+      out << "       profile: " << search.path << " (" << search.match << ")\n";
+    else
+      out << "       profile: none, built-in defaults\n";
+    for (const std::string& skipped : search.skipped) out << "       skipped: " << skipped << "\n";
+  } catch (const Error& e) {
+    out << "       profile: unusable: " << e.what() << "\n";
+  }
+}
+
+}  // namespace
 
 int run_devices(std::ostream& out) {
   const auto devices = list_devices();
@@ -28,6 +45,7 @@ int run_devices(std::ostream& out) {
     out << " `-- Device #" << d.device_index << ": " << d.device_name << "  [" << type << ", "
         << d.platform_index << ":" << d.device_index << "]" << (i == chosen ? "  (default)" : "")
         << "\n";
+    describe_profile(devices[i].device, out);
   }
   return 0;
 }

@@ -158,6 +158,8 @@ CLI::App* add_sort_command(CLI::App& app, SortArguments& args) {
   sort->add_option(
       "--device", args.device,
       "Device: P:D, cpu, gpu or a name substring (default: $CLSORT_DEVICE, else first GPU)");
+  sort->add_option("--profile", args.profile,
+                   "Tuning profile to use (default: the device's, as 'clsort devices' shows)");
   sort->add_flag("-q,--quiet", args.quiet, "No progress bar and no summary; errors only");
   sort->add_flag("-v,--verbose", args.verbose, "Also a line per input, and how kernels were built");
   sort->footer(
@@ -183,7 +185,10 @@ int run_sort(const SortArguments& args, std::ostream& log) {
 
   const char* env = std::getenv("CLSORT_DEVICE");
   const DeviceEntry device = find_device(args.device.value_or(env ? env : ""));
-  Sorter sorter(make_queue(device.device));
+  const ProfileSearch profile = find_profile(device.device, args.profile);
+  Sorter sorter = profile.profile
+                      ? Sorter(make_queue(device.device), *profile.profile, profile.path)
+                      : Sorter(make_queue(device.device));
   BatchSettings settings;
   settings.read = read_options(args);
   settings.values = args.values;
@@ -206,6 +211,11 @@ int run_sort(const SortArguments& args, std::ostream& log) {
                    device.description.device_name + " (" + device.description.platform_name + ")",
                    log);
   if (args.verbose) {
+    log << "clsort: parameters: "
+        << (profile.profile ? "profile " + profile.path + " (" + profile.match + ")"
+                            : std::string("built-in defaults"))
+        << "\n";
+    for (const std::string& skipped : profile.skipped) log << "clsort: skipped " << skipped << "\n";
     const BuildStatistics built = build_statistics();
     log << "clsort: kernels: " << built.compiled << " compiled, " << built.loaded_from_disk
         << " loaded from the disk cache\n";

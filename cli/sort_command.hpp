@@ -26,6 +26,7 @@ struct SortArguments {
   std::optional<std::string> values_type;
   std::optional<std::string> argsort;
   std::optional<std::string> device;
+  std::optional<std::string> profile;
   std::optional<unsigned> begin_bit;
   std::optional<unsigned> end_bit;
   std::optional<std::uint64_t> memory;

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "cl_check.hpp"
 #include "device_info.hpp"
@@ -13,31 +14,47 @@
 namespace clsort {
 
 struct Sorter::Impl {
+  // A built plan and the class and parameters it was built for.
+  struct PlanEntry {
+    KeyType type;
+    std::size_t value_bytes;
+    bool wide;
+    Params params;
+    std::unique_ptr<detail::SortPlan> plan;
+  };
+
   cl::CommandQueue queue;
   cl::Context context;
   cl::Device device;
   detail::DeviceLimits limits;
   std::optional<Params> fixed_params;
+  std::optional<Profile> profile;
+  std::string profile_path;
+  std::map<std::pair<KeyType, std::size_t>, Params> overrides;  // set_params()
   std::map<std::pair<KeyType, std::size_t>, Params> default_params_by_class;
-  std::map<std::tuple<KeyType, std::size_t, bool, Algorithm>, std::unique_ptr<detail::SortPlan>>
-      plans;
+  std::vector<PlanEntry> plans;
   detail::DeviceBuffer host_keys, host_values;  // staging for the host-data API
   cl::Event last_sort;                          // scratch is shared: sorts run one after another
 
-  Impl(cl::CommandQueue q, std::optional<Params> fixed)
-      : queue(std::move(q)), fixed_params(std::move(fixed)) {
+  explicit Impl(cl::CommandQueue q) : queue(std::move(q)) {
     detail::check(queue.getInfo(CL_QUEUE_CONTEXT, &context), "query queue");
     detail::check(queue.getInfo(CL_QUEUE_DEVICE, &device), "query queue");
     limits = detail::query_limits(device);
-    if (fixed_params) validate_for_device(*fixed_params, device);
   }
 
-  // The parameters a sort of this class uses: the fixed set, else the default for its widths;
-  // onesweep beyond its key limit runs reduce_then_scan with the same radix bits.
+  // The parameters a sort of this class uses: set_params(), else the fixed set, else the
+  // profile's class, else the default for its widths; onesweep beyond its key limit runs
+  // reduce_then_scan with the same radix bits.
   Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     Params p;
-    if (fixed_params) {
+    std::optional<Params> tuned;
+    if (profile) tuned = profile->params_for(type, value_bytes, n);
+    if (const auto it = overrides.find({type, value_bytes}); it != overrides.end()) {
+      p = it->second;
+    } else if (fixed_params) {
       p = *fixed_params;
+    } else if (tuned) {
+      p = *tuned;
     } else {
       auto [it, added] = default_params_by_class.try_emplace({type, value_bytes});
       if (added) it->second = default_params(device, key_size(type), value_bytes);
@@ -56,11 +73,14 @@ struct Sorter::Impl {
     const std::uint64_t hist_length =
         (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
     const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
-    auto& slot = plans[{type, value_bytes, wide, params.algorithm}];
-    if (!slot)
-      slot = detail::make_sort_plan(context, device,
-                                    detail::KernelConfig{type, value_bytes, wide, params});
-    return *slot;
+    for (PlanEntry& entry : plans)
+      if (entry.type == type && entry.value_bytes == value_bytes && entry.wide == wide &&
+          entry.params == params)
+        return *entry.plan;
+    plans.push_back({type, value_bytes, wide, params,
+                     detail::make_sort_plan(
+                         context, device, detail::KernelConfig{type, value_bytes, wide, params})});
+    return *plans.back().plan;
   }
 
   void check_buffer(const cl::Buffer& buffer, std::uint64_t bytes, const char* what) const {
@@ -108,10 +128,23 @@ struct Sorter::Impl {
   }
 };
 
-Sorter::Sorter(cl::CommandQueue queue)
-    : impl_(std::make_unique<Impl>(std::move(queue), std::nullopt)) {}
+Sorter::Sorter(cl::CommandQueue queue) : impl_(std::make_unique<Impl>(std::move(queue))) {
+  ProfileSearch found = find_profile(impl_->device);
+  impl_->profile = std::move(found.profile);
+  impl_->profile_path = found.path;
+}
 Sorter::Sorter(cl::CommandQueue queue, const Params& params)
-    : impl_(std::make_unique<Impl>(std::move(queue), params)) {}
+    : impl_(std::make_unique<Impl>(std::move(queue))) {
+  validate_for_device(params, impl_->device);
+  impl_->fixed_params = params;
+}
+Sorter::Sorter(cl::CommandQueue queue, const Profile& profile, const std::string& source)
+    : impl_(std::make_unique<Impl>(std::move(queue))) {
+  for (const TunedClass& c : profile.classes)
+    validate_for_device(c.params, impl_->device, c.problem.key_bits / 8, c.problem.value_bytes);
+  impl_->profile = profile;
+  impl_->profile_path = source;
+}
 Sorter::~Sorter() = default;
 Sorter::Sorter(Sorter&&) noexcept = default;
 Sorter& Sorter::operator=(Sorter&&) noexcept = default;
@@ -162,6 +195,15 @@ void Sorter::prepare(KeyType type, std::size_t value_bytes, std::uint64_t n) {
 
 Params Sorter::params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const {
   return impl_->params_for(type, value_bytes, n);
+}
+
+void Sorter::set_params(KeyType type, std::size_t value_bytes, const Params& params) {
+  validate_for_device(params, impl_->device, key_size(type), value_bytes);
+  impl_->overrides[{type, value_bytes}] = params;
+}
+
+const std::string& Sorter::profile_path() const {
+  return impl_->profile_path;
 }
 
 const cl::CommandQueue& Sorter::queue() const {

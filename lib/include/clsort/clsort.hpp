@@ -6,5 +6,6 @@
 #include "clsort/key_order.hpp"
 #include "clsort/opencl.hpp"
 #include "clsort/params.hpp"
+#include "clsort/profile.hpp"
 #include "clsort/sorter.hpp"
 #include "clsort/types.hpp"

@@ -11,6 +11,7 @@
 #include "clsort/error.hpp"
 #include "clsort/opencl.hpp"
 #include "clsort/params.hpp"
+#include "clsort/profile.hpp"
 #include "clsort/types.hpp"
 
 namespace clsort {
@@ -20,10 +21,15 @@ namespace clsort {
 /// Sorters may share a context, a device and the process-wide program cache).
 class Sorter {
  public:
-  /// Uses the built-in default parameters for the queue's device (per key and value width).
+  /// Uses the device's profile, found as find_profile() says, for the problem classes it
+  /// covers, and the built-in default for the others. Throws clsort::Error if $CLSORT_PROFILE
+  /// names a profile that cannot be used.
   explicit Sorter(cl::CommandQueue queue);
   /// Uses `params` for every sort (validated against the device; throws clsort::Error).
   Sorter(cl::CommandQueue queue, const Params& params);
+  /// Uses `profile` for the classes it covers (every class validated against the device),
+  /// the built-in default elsewhere; `source` is what profile_path() reports.
+  Sorter(cl::CommandQueue queue, const Profile& profile, const std::string& source = "");
   ~Sorter();
   Sorter(Sorter&&) noexcept;
   Sorter& operator=(Sorter&&) noexcept;
@@ -71,8 +77,16 @@ class Sorter {
   void prepare(KeyType type, std::size_t value_bytes, std::uint64_t n);
 
   /// The parameters a sort of n keys of `type` with values of `value_bytes` (0: keys only)
-  /// uses: the set given to the constructor, else the device's default for those widths.
+  /// uses: set_params(), else the set given to the constructor, else the profile's class,
+  /// else the device's default for those widths.
   Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const;
+
+  /// Overrides the parameters of every sort of keys of `type` with `value_bytes` values,
+  /// whatever the profile says (validated against the device; throws clsort::Error).
+  void set_params(KeyType type, std::size_t value_bytes, const Params& params);
+
+  /// The profile file in use ("" when none: fixed parameters or the built-in default).
+  const std::string& profile_path() const;
 
   const cl::CommandQueue& queue() const;
 

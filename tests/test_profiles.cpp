@@ -1,0 +1,206 @@
+// Tests of tuning profiles: the JSON form, every way a profile can be unusable, the lookup
+// order, and the Sorter using (and overriding) what a profile says.
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <clsort/clsort.hpp>
+
+#include "support/environment.hpp"
+#include "support/opencl_fixture.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ProfileFixture {
+  fs::path folder = fs::temp_directory_path() / ("clsort-profiles-" + std::to_string(::getpid()));
+  Environment environment;
+
+  ProfileFixture() {
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    // Nothing from the user's or the source tree's folders may interfere: point the user
+    // folder here and look only at the paths a test names.
+    environment.set("XDG_DATA_HOME", (folder / "user").string());
+    environment.unset("CLSORT_PROFILE");
+    environment.unset("CLSORT_PROFILE_PATH");
+  }
+  ~ProfileFixture() { fs::remove_all(folder); }
+
+  // A profile for the test device whose 32-bit keys-only class up to 2^16 keys uses radix 4.
+  static Profile sample() {
+    Profile p;
+    p.tuner_version = "test";
+    p.kernel_hash = kernel_templates_hash();
+    p.device = identify(test_device());
+    Params small = default_params(test_device(), 4, 0);
+    small.radix_bits = 4;
+    p.classes.push_back({{32, 0, 0, 1 << 16}, small, 1.5, 1.0});
+    return p;
+  }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    fs::create_directories((folder / name).parent_path());
+    std::ofstream(folder / name) << text;
+    return (folder / name).string();
+  }
+  std::string save(const std::string& name, const Profile& p) const {
+    return write(name, nlohmann::json(p).dump());
+  }
+};
+
+bool message_has(const Error& e, const std::string& fragment) {
+  const bool found = std::string(e.what()).find(fragment) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
+  return found;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(profiles, ProfileFixture)
+
+BOOST_AUTO_TEST_CASE(round_trip_and_class_lookup) {
+  const Profile original = sample();
+  const std::string path = (folder / "p.json").string();
+  save_profile(original, path);
+  const Profile loaded = load_profile(path);
+  BOOST_TEST((loaded.device == original.device));
+  BOOST_TEST(loaded.classes.size() == 1u);
+  BOOST_TEST((loaded.classes[0].params == original.classes[0].params));
+  BOOST_TEST(loaded.params_for(KeyType::f32, 0, 1000).has_value());  // width, not type, counts
+  BOOST_TEST(!loaded.params_for(KeyType::u32, 0, 1 << 17).has_value());
+  BOOST_TEST(!loaded.params_for(KeyType::u32, 4, 1000).has_value());
+  BOOST_TEST(!loaded.params_for(KeyType::u64, 0, 1000).has_value());
+  BOOST_TEST(profile_file_name(original.device).find(".json") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(unusable_profiles_are_explained) {
+  nlohmann::json good = sample();
+  const auto expect = [&](const std::string& name, const std::string& text,
+                          const std::string& fragment) {
+    const std::string path = write(name, text);
+    BOOST_CHECK_EXCEPTION(load_profile(path), Error, [&](const Error& e) {
+      return message_has(e, name) && message_has(e, fragment);
+    });
+  };
+  expect("corrupt.json", "{\"schema_version\": 1, ", "not valid JSON");
+  nlohmann::json schema = good;
+  schema["schema_version"] = 2;
+  expect("schema.json", schema.dump(), "schema_version 2; this library reads version 1");
+  nlohmann::json missing = good;
+  missing.erase("classes");
+  expect("missing.json", missing.dump(), "missing field 'classes'");
+  nlohmann::json missing_device = good;
+  missing_device["device"].erase("vendor");
+  expect("device.json", missing_device.dump(), "missing field 'vendor' in 'device'");
+  nlohmann::json stale = good;
+  stale["kernel_hash"] = "0123456789abcdef";
+  expect("stale.json", stale.dump(), "tuned for other kernels");
+  nlohmann::json bad_param = good;
+  bad_param["classes"][0]["params"]["radix_bits"] = 12;
+  expect("param.json", bad_param.dump(), "classes[0].params");
+  BOOST_CHECK_EXCEPTION(load_profile((folder / "absent.json").string()), Error,
+                        [](const Error& e) { return message_has(e, "cannot open"); });
+}
+
+BOOST_AUTO_TEST_CASE(lookup_order) {
+  Profile exact = sample();
+  Profile similar = sample();  // same vendor and type, another device name
+  similar.device.name = "some other device";
+  similar.classes[0].params.radix_bits = 5;
+
+  environment.set("CLSORT_PROFILE_PATH", (folder / "a").string() + ":" + (folder / "b").string());
+  save("a/similar.json", similar);
+  write("a/corrupt.json", "not json");
+  ProfileSearch found = find_profile(test_device());
+  BOOST_TEST(found.match == "same vendor and device type");
+  BOOST_TEST(found.profile->classes[0].params.radix_bits == 5);
+  BOOST_TEST(found.skipped.size() == 1u);
+  BOOST_TEST(found.skipped[0].find("corrupt.json: not valid JSON") != std::string::npos);
+
+  // An exact match wins over a similar one, in a later folder (here: the user folder) too.
+  const std::string user = save("user/clsort/profiles/" + profile_file_name(exact.device), exact);
+  found = find_profile(test_device());
+  BOOST_TEST(found.match == "exact device");
+  BOOST_TEST(found.path == user);
+
+  // An earlier folder's exact match wins over a later one's.
+  const std::string first = save("a/exact.json", exact);
+  BOOST_TEST(find_profile(test_device()).path == first);
+
+  // CLSORT_PROFILE overrides the folders, and an explicit path overrides that; both must load.
+  const std::string chosen = save("chosen.json", similar);
+  environment.set("CLSORT_PROFILE", chosen);
+  found = find_profile(test_device());
+  BOOST_TEST(found.path == chosen);
+  BOOST_TEST(found.match == "given");
+  BOOST_TEST(find_profile(test_device(), first).path == first);
+  environment.set("CLSORT_PROFILE", (folder / "a/corrupt.json").string());
+  BOOST_CHECK_THROW(find_profile(test_device()), Error);
+  environment.set("CLSORT_PROFILE", "none");  // profiles off: the built-in defaults
+  BOOST_TEST(!find_profile(test_device()).profile);
+}
+
+BOOST_AUTO_TEST_CASE(profiles_the_device_cannot_run_are_skipped) {
+  // Valid parameters this device cannot run: a work-group beyond its limit where that is
+  // below the parameter's range (GPUs), else warp_match ranking on a device without it (CPUs).
+  Profile unrunnable = sample();
+  Params& p = unrunnable.classes[0].params;
+  const auto max_group = test_device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  if (max_group * 2 <= 4096) {
+    p.work_group_size = static_cast<int>(max_group * 2);
+  } else {
+    p = {.radix_bits = 8,
+         .work_group_size = 256,
+         .elements_per_thread = 8,
+         .ranking = Ranking::warp_match,
+         .algorithm = Algorithm::onesweep};
+  }
+  environment.set("CLSORT_PROFILE_PATH", (folder / "a").string());
+  save("a/too-big.json", unrunnable);
+  const ProfileSearch found = find_profile(test_device());
+  BOOST_TEST(!found.profile);
+  BOOST_TEST(found.match == "none");
+  BOOST_REQUIRE(found.skipped.size() == 1u);
+  BOOST_TEST(found.skipped[0].find("do not run on this device") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(sorter_uses_the_profile_and_overrides) {
+  const Profile profile = sample();
+  save("user/clsort/profiles/" + profile_file_name(profile.device), profile);
+  Sorter sorter(test_queue());  // finds it in the user folder
+  BOOST_TEST(sorter.profile_path().find("user/clsort/profiles") != std::string::npos);
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 5000) == profile.classes[0].params));
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1 << 20) ==
+              default_params(test_device(), 4, 0)));  // outside the profile's classes
+
+  std::vector<std::uint32_t> keys(5000);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    keys[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  std::vector<std::uint32_t> expected = keys;
+  std::sort(expected.begin(), expected.end());
+  sorter.sort(std::span(keys));
+  BOOST_TEST(keys == expected);
+
+  Params override = default_params(test_device(), 4, 0);
+  override.radix_bits = 3;
+  sorter.set_params(KeyType::u32, 0, override);
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 5000) == override));
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<std::uint32_t>(i * 40503u);
+  expected = keys;
+  std::sort(expected.begin(), expected.end());
+  sorter.sort(std::span(keys));
+  BOOST_TEST(keys == expected);
+  Params impossible = override;
+  impossible.work_group_size = 1 << 20;
+  BOOST_CHECK_THROW(sorter.set_params(KeyType::u32, 0, impossible), Error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

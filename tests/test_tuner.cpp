@@ -1,0 +1,94 @@
+// End-to-end test of clsort-tune with a tiny search space and budget: it writes a valid profile
+// that the library and the CLI then find and use; it resumes; bad spaces are named.
+#include <boost/test/unit_test.hpp>
+
+#include "support/cli_fixture.hpp"
+#include "support/environment.hpp"
+#include "support/opencl_fixture.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+struct TunerFixture : CliFixture {
+  Environment environment;
+  TunerFixture() {
+    environment.unset("CLSORT_PROFILE");
+    environment.unset("CLSORT_PROFILE_PATH");
+  }
+
+  Result tune(const std::string& arguments) const {
+    const char* device = std::getenv("CLSORT_TEST_DEVICE");
+    return run_shell("XDG_DATA_HOME=" + path("user") + " " + CLSORT_TUNE_PATH + " --device '" +
+                     (device ? device : "") + "' " + arguments + " 2>&1");
+  }
+};
+
+// Two candidates that run on any device: serial ranking with 4- and 8-bit digits.
+const char* tiny_space = R"({
+  "radix_bits": [4, 8], "work_group_size": [1], "elements_per_thread": [256],
+  "ranking": ["serial"], "algorithm": ["reduce_then_scan"],
+  "scan_work_group_size": [16], "scan_elements_per_thread": [16],
+  "constraints": ["valid", "sensible_blocks", "fits_device"]
+})";
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(tuner, TunerFixture)
+
+BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
+  std::ofstream(path("space.json")) << tiny_space;
+  const std::string arguments =
+      "--classes 32:0 --sizes 12,14 --budget 20s -q --space " + path("space.json");
+  const Result r = tune(arguments);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  BOOST_TEST(has(r, "speedup"));  // the summary table
+  const std::string profile_path =
+      path("user") + "/clsort/profiles/" + profile_file_name(identify(test_device()));
+  BOOST_TEST(has(r, "wrote " + profile_path));
+
+  const Profile profile = load_profile(profile_path);
+  BOOST_REQUIRE(profile.classes.size() == 2u);
+  BOOST_TEST(profile.classes[0].problem.max_keys + 1 == profile.classes[1].problem.min_keys);
+  BOOST_TEST(profile.results.size() >= 2u);
+  for (const TunedClass& c : profile.classes) {
+    BOOST_TEST(c.gkeys_per_s > 0);
+    BOOST_TEST(c.default_gkeys_per_s > 0);
+    const bool from_space = c.params.ranking == Ranking::serial &&
+                            c.params.elements_per_thread == 256 && c.params.work_group_size == 1;
+    BOOST_TEST((from_space || c.params == default_params(test_device())));
+  }
+
+  // The library finds it in the user folder and uses its parameters.
+  environment.set("XDG_DATA_HOME", path("user"));
+  Sorter sorter(test_queue());
+  BOOST_TEST(sorter.profile_path() == profile_path);
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 4096) == profile.classes[0].params));
+  BOOST_TEST((sorter.params_for(KeyType::f32, 0, 1 << 14) == profile.classes[1].params));
+  const Result devices =
+      run("devices", "XDG_DATA_HOME=" + path("user") +
+                         (std::getenv("CLSORT_TEST_DEVICE")
+                              ? std::string(" CLSORT_DEVICE=") + std::getenv("CLSORT_TEST_DEVICE")
+                              : std::string()));
+  BOOST_TEST(has(devices, "profile: " + profile_path + " (exact device)"));
+
+  // A second run resumes from the results file instead of measuring again.
+  const Result again = tune(arguments);
+  BOOST_TEST(again.exit_code == 0, again.output);
+  BOOST_TEST(has(again, "resuming"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_settings_are_named) {
+  std::ofstream(path("typo.json")) << R"({"radix_bit": [4]})";
+  Result r = tune("--space " + path("typo.json"));
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, "unknown parameter 'radix_bit'"));
+  r = tune("--budget soon");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, "--budget 'soon' is not a duration"));
+  r = tune("--classes 24:0");
+  BOOST_TEST(has(r, "key width 24 is not 8, 16, 32 or 64"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

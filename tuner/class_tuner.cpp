@@ -1,0 +1,110 @@
+// The search within one class: default first, then a shuffled list where each new best's
+// one-field neighbours jump the queue; the simplest of the confirmed near-best wins.
+#include "class_tuner.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <random>
+
+namespace clsort::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Scored {
+  Params params;
+  double gkeys = 0;
+};
+
+// Candidates that differ from `p` in one field, by one step in that field's list.
+std::vector<Params> neighbours(const Params& p, const std::vector<Params>& all) {
+  std::vector<Params> result;
+  for (const Params& q : all)
+    if (differences(p, q) == 1) result.push_back(q);
+  return result;
+}
+
+class Search {
+ public:
+  Search(Bench& bench, const ClassTask& task, const TuningSettings& settings, ResultsLog& log,
+         const MeasurementHook& hook)
+      : bench_(bench), task_(task), settings_(settings), log_(log), hook_(hook) {}
+
+  double measure(const Params& params, std::uint64_t n) {
+    std::optional<Measurement> m = log_.find(task_.id(), params, n);
+    if (!m) {
+      hook_(task_, params, n);
+      m = bench_.measure(params, {task_.key_type, task_.problem.value_bytes, n}, settings_.repeats,
+                         settings_.warmup);
+      log_.add(task_.id(), params, *m);
+    }
+    return m->status == "ok" ? m->gkeys_per_s() : 0;
+  }
+
+ private:
+  Bench& bench_;
+  const ClassTask& task_;
+  const TuningSettings& settings_;
+  ResultsLog& log_;
+  const MeasurementHook& hook_;
+};
+
+}  // namespace
+
+std::string ClassTask::id() const {
+  return std::to_string(problem.key_bits) + ":" + std::to_string(problem.value_bytes) + ":" +
+         std::to_string(confirm_n);
+}
+
+TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& task,
+                      const TuningSettings& settings, Clock::time_point deadline, ResultsLog& log,
+                      const MeasurementHook& before_measurement) {
+  const std::size_t key_bytes = task.problem.key_bits / 8;
+  const Params fallback = default_params(bench.device(), key_bytes, task.problem.value_bytes);
+  std::vector<Params> all = candidates(space, bench.device(), key_bytes, task.problem.value_bytes);
+  std::shuffle(all.begin(), all.end(), std::mt19937(task.problem.key_bits + 7 * task.confirm_n));
+  Search search(bench, task, settings, log, before_measurement);
+
+  // Screening: most of the class's time; the default first, then new bests' neighbours first.
+  const auto start = Clock::now();
+  const auto screen_until = start + (deadline - start) * 6 / 10;
+  std::vector<Scored> screened{{fallback, search.measure(fallback, task.screen_n)}};
+  std::deque<Params> queue(all.begin(), all.end());
+  double best = screened[0].gkeys;
+  const auto seen = [&](const Params& p) {
+    return std::any_of(screened.begin(), screened.end(),
+                       [&](const Scored& s) { return s.params == p; });
+  };
+  while (!queue.empty() && Clock::now() < screen_until) {
+    const Params p = queue.front();
+    queue.pop_front();
+    if (seen(p)) continue;
+    screened.push_back({p, search.measure(p, task.screen_n)});
+    if (screened.back().gkeys > best) {
+      best = screened.back().gkeys;
+      for (const Params& q : neighbours(p, all)) queue.push_front(q);
+    }
+  }
+
+  // Confirmation at full size: the best few and the default.
+  std::sort(screened.begin(), screened.end(),
+            [](const Scored& a, const Scored& b) { return a.gkeys > b.gkeys; });
+  std::vector<Scored> confirmed{{fallback, search.measure(fallback, task.confirm_n)}};
+  for (const Scored& s : screened) {
+    if (static_cast<int>(confirmed.size()) > settings.confirm_count || s.gkeys <= 0) break;
+    if (!(s.params == fallback))
+      confirmed.push_back({s.params, search.measure(s.params, task.confirm_n)});
+  }
+  const double top = std::max_element(confirmed.begin(), confirmed.end(), [](auto& a, auto& b) {
+                       return a.gkeys < b.gkeys;
+                     })->gkeys;
+  const Scored* chosen = nullptr;
+  for (const Scored& s : confirmed) {
+    if (s.gkeys < top * (1 - settings.prefer_simpler_within)) continue;
+    if (!chosen || differences(s.params, fallback) < differences(chosen->params, fallback))
+      chosen = &s;
+  }
+  return {task.problem, chosen->params, chosen->gkeys, confirmed[0].gkeys};
+}
+
+}  // namespace clsort::tune

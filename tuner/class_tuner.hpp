@@ -1,0 +1,43 @@
+// Tuning one problem class: screen candidates on a small input within a time budget (random
+// order, then neighbours of the best), confirm the best few at full size against the default.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include <clsort/profile.hpp>
+
+#include "measurement.hpp"
+#include "results_log.hpp"
+#include "search_space.hpp"
+
+namespace clsort::tune {
+
+struct ClassTask {
+  ProblemClass problem;
+  KeyType key_type = KeyType::u32;  ///< the key type timed for the class's width
+  std::uint64_t screen_n = 0;       ///< keys per screening run
+  std::uint64_t confirm_n = 0;      ///< keys per confirming run (the class's typical size)
+  std::string id() const;           ///< "32:4:1048576" (key bits, value bytes, confirm size)
+};
+
+struct TuningSettings {
+  int repeats = 5;
+  int warmup = 1;
+  int confirm_count = 3;  ///< best screened candidates confirmed at full size
+  double prefer_simpler_within = 0.03;
+  std::chrono::seconds hang_limit{60};  ///< one measurement longer than this is a hang
+};
+
+/// Called before each measurement (for progress and the watchdog).
+using MeasurementHook = std::function<void(const ClassTask&, const Params&, std::uint64_t n)>;
+
+/// Tunes `task` until `deadline` (screening stops earlier to leave time to confirm). Every
+/// measurement goes to `log`; ones already there are reused.
+TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& task,
+                      const TuningSettings& settings,
+                      std::chrono::steady_clock::time_point deadline, ResultsLog& log,
+                      const MeasurementHook& before_measurement);
+
+}  // namespace clsort::tune

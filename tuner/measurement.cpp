@@ -1,0 +1,135 @@
+// Candidate measurement: random keys and index values, a host reference, event-bracketed runs.
+#include "measurement.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <clsort/device.hpp>
+#include <clsort/error.hpp>
+#include <clsort/key_order.hpp>
+#include <clsort/sorter.hpp>
+
+#include "opencl_timing.hpp"
+
+namespace clsort::tune {
+
+struct Bench::Input {
+  std::vector<unsigned char> keys, values;                // as uploaded
+  std::vector<unsigned char> sorted_keys, sorted_values;  // the reference result
+};
+
+namespace {
+
+// Random keys; values (when asked) carry each key's index in their first bytes, so a wrong
+// permutation or an unstable one shows.
+Bench::Input make_input(const Problem& problem) {
+  Bench::Input input;
+  const std::size_t key = key_size(problem.key_type), n = problem.n;
+  input.keys.resize(n * key);
+  std::mt19937_64 random(n * 31 + key);
+  for (std::size_t i = 0; i < input.keys.size(); i += 8) {
+    const std::uint64_t bits = random();
+    std::memcpy(&input.keys[i], &bits, std::min<std::size_t>(8, input.keys.size() - i));
+  }
+  input.values.resize(n * problem.value_bytes);
+  for (std::size_t i = 0; i < n && problem.value_bytes; ++i)
+    std::memcpy(&input.values[i * problem.value_bytes], &i,
+                std::min<std::size_t>(problem.value_bytes, sizeof i));
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  with_key_type(problem.key_type, [&]<class K>() {
+    const auto bits = [&](std::size_t i) {
+      K k;
+      std::memcpy(&k, &input.keys[i * sizeof(K)], sizeof(K));
+      return ordered_bits(k);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return bits(a) < bits(b); });
+  });
+  input.sorted_keys.resize(input.keys.size());
+  input.sorted_values.resize(input.values.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::memcpy(&input.sorted_keys[i * key], &input.keys[order[i] * key], key);
+    if (problem.value_bytes)
+      std::memcpy(&input.sorted_values[i * problem.value_bytes],
+                  &input.values[order[i] * problem.value_bytes], problem.value_bytes);
+  }
+  return input;
+}
+
+}  // namespace
+
+Bench::Bench(cl::Device device) : device_(std::move(device)) {
+  recreate();
+}
+
+void Bench::recreate() {
+  context_ = cl::Context(device_);
+  queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
+}
+
+const Bench::Input& Bench::input_for(const Problem& problem) {
+  if (!input_ || !(input_problem_ == problem)) {
+    input_ = std::make_shared<Input>(make_input(problem));
+    input_problem_ = problem;
+  }
+  return *input_;
+}
+
+Measurement Bench::measure(const Params& params, const Problem& problem, int repeats, int warmup) {
+  const Input& input = input_for(problem);
+
+  Measurement result;
+  result.n = problem.n;
+  const char* stage = "compile";
+  try {
+    Sorter sorter(queue_, params);
+    sorter.prepare(problem.key_type, problem.value_bytes, problem.n);
+    stage = "launch";
+    const cl::Buffer pristine_keys(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   input.keys.size(),
+                                   const_cast<unsigned char*>(input.keys.data()));
+    const cl::Buffer keys(context_, CL_MEM_READ_WRITE, input.keys.size());
+    cl::Buffer pristine_values, values;
+    if (problem.value_bytes) {
+      pristine_values =
+          cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, input.values.size(),
+                     const_cast<unsigned char*>(input.values.data()));
+      values = cl::Buffer(context_, CL_MEM_READ_WRITE, input.values.size());
+    }
+    bench::Timer timer(queue_);
+    std::vector<double> times;
+    for (int run = 0; run < warmup + repeats; ++run) {
+      queue_.enqueueCopyBuffer(pristine_keys, keys, 0, 0, input.keys.size());
+      if (problem.value_bytes)
+        queue_.enqueueCopyBuffer(pristine_values, values, 0, 0, input.values.size());
+      const double ms = timer.measure([&] {
+        if (problem.value_bytes)
+          sorter.sort_pairs(keys, values, problem.n, problem.key_type, problem.value_bytes);
+        else
+          sorter.sort(keys, problem.n, problem.key_type);
+      });
+      if (run >= warmup) times.push_back(ms);
+    }
+    std::vector<unsigned char> out_keys(input.keys.size()), out_values(input.values.size());
+    queue_.enqueueReadBuffer(keys, CL_TRUE, 0, out_keys.size(), out_keys.data());
+    if (problem.value_bytes)
+      queue_.enqueueReadBuffer(values, CL_TRUE, 0, out_values.size(), out_values.data());
+    if (out_keys != input.sorted_keys || out_values != input.sorted_values) {
+      result.status = "wrong result";
+      return result;
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    result.milliseconds = times[times.size() / 2];
+  } catch (const std::exception& e) {
+    result.status = stage;
+    result.detail = e.what();
+    recreate();
+  }
+  return result;
+}
+
+}  // namespace clsort::tune

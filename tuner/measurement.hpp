@@ -1,0 +1,53 @@
+// Measuring one candidate: a checked sort on the device, timed by OpenCL events (median of
+// repeats after a warm-up); failures are classified, never fatal.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <clsort/opencl.hpp>
+#include <clsort/params.hpp>
+#include <clsort/types.hpp>
+
+namespace clsort::tune {
+
+/// A problem to time: keys of `key_type`, values of `value_bytes` (0: none), n keys.
+struct Problem {
+  KeyType key_type = KeyType::u32;
+  std::size_t value_bytes = 0;
+  std::uint64_t n = 0;
+  bool operator==(const Problem&) const = default;
+};
+
+struct Measurement {
+  /// "ok", or why the candidate is invalid: "compile", "launch", "wrong result".
+  std::string status = "ok";
+  std::string detail;
+  double milliseconds = 0;  ///< median over the repeats
+  double gkeys_per_s() const { return milliseconds > 0 ? 1e-6 * n / milliseconds : 0; }
+  std::uint64_t n = 0;
+};
+
+/// Runs candidates on one device. After a failure the context and queue are recreated, so that
+/// an error does not spoil later measurements.
+class Bench {
+ public:
+  struct Input;  ///< random keys and values with their reference result
+  explicit Bench(cl::Device device);
+  /// Sorts random input with `params` (checked bit for bit against std::stable_sort on the
+  /// host, values included) `warmup + repeats` times; returns the median time of the repeats.
+  Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup);
+  const cl::Device& device() const { return device_; }
+
+ private:
+  void recreate();
+  const Input& input_for(const Problem& problem);
+  cl::Device device_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  Problem input_problem_;
+  std::shared_ptr<Input> input_;  // the last problem's input and reference result
+};
+
+}  // namespace clsort::tune

@@ -1,0 +1,39 @@
+// The tuner's results file: one JSON object per measurement, appended as it is made, so that an
+// interrupted tuning resumes where it stopped.
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "measurement.hpp"
+
+namespace clsort::tune {
+
+class ResultsLog {
+ public:
+  /// Reads earlier results from `path` (if it exists; unreadable lines are ignored) and appends
+  /// new ones to it.
+  explicit ResultsLog(const std::string& path);
+
+  /// An earlier measurement of `params` for the class `class_id` at n keys, if any.
+  std::optional<Measurement> find(const std::string& class_id, const Params& params,
+                                  std::uint64_t n) const;
+  /// Records a measurement (flushed at once).
+  void add(const std::string& class_id, const Params& params, const Measurement& measurement);
+  /// Every result, earlier and new, for the profile's raw results.
+  const nlohmann::json& all() const { return all_; }
+  std::size_t resumed() const { return resumed_; }
+
+ private:
+  static std::string key(const std::string& class_id, const Params& params, std::uint64_t n);
+  std::map<std::string, Measurement> known_;
+  nlohmann::json all_ = nlohmann::json::array();
+  std::ofstream out_;
+  std::size_t resumed_ = 0;
+};
+
+}  // namespace clsort::tune

@@ -1,0 +1,125 @@
+// Search-space enumeration: the cartesian product of the value lists, filtered by constraints.
+#include "search_space.hpp"
+
+#include <functional>
+#include <map>
+
+#include <clsort/error.hpp>
+
+namespace clsort::tune {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> field_names{
+    "radix_bits", "work_group_size",      "elements_per_thread",     "ranking",
+    "algorithm",  "scan_work_group_size", "scan_elements_per_thread"};
+
+using Constraint =
+    std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
+
+const std::map<std::string, Constraint>& named_constraints() {
+  static const std::map<std::string, Constraint> constraints{
+      {"valid",
+       [](const Params& p, const cl::Device&, std::size_t, std::size_t) {
+         try {
+           validate(p);
+           return true;
+         } catch (const Error&) {
+           return false;
+         }
+       }},
+      // Work-group ranking (bitmask, warp_match) keeps a block of work_group_size *
+      // elements_per_thread keys in registers and local memory: a few dozen per item at most.
+      // Serial ranking walks long runs per work-item: short ones only add scan work.
+      {"sensible_blocks",
+       [](const Params& p, const cl::Device&, std::size_t, std::size_t) {
+         return p.ranking == Ranking::serial ? p.elements_per_thread >= 64
+                                             : p.elements_per_thread <= 32;
+       }},
+      {"fits_device",
+       [](const Params& p, const cl::Device& device, std::size_t key, std::size_t value) {
+         try {
+           validate_for_device(p, device, key, value);
+           return true;
+         } catch (const Error&) {
+           return false;
+         }
+       }},
+  };
+  return constraints;
+}
+
+}  // namespace
+
+SearchSpace default_search_space() {
+  return parse_search_space(json::parse(R"({
+    "radix_bits": [4, 6, 8],
+    "work_group_size": [1, 64, 128, 256, 512],
+    "elements_per_thread": [4, 8, 12, 16, 24, 256, 1024, 4096],
+    "ranking": ["serial", "bitmask", "warp_match"],
+    "algorithm": ["reduce_then_scan", "onesweep"],
+    "scan_work_group_size": [16, 64, 256],
+    "scan_elements_per_thread": [4, 16, 256],
+    "constraints": ["valid", "sensible_blocks", "fits_device"]
+  })"));
+}
+
+SearchSpace parse_search_space(const json& j) {
+  if (!j.is_object()) throw Error("search space", "must be a JSON object");
+  SearchSpace space;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "constraints") continue;
+    if (std::find(field_names.begin(), field_names.end(), key) == field_names.end())
+      throw Error("search space", "unknown parameter '" + key + "'");
+    if (!value.is_array() || value.empty())
+      throw Error("search space", "'" + key + "' must be a non-empty list of values");
+  }
+  for (const std::string& name : field_names) {
+    if (!j.contains(name)) throw Error("search space", "no value list for '" + name + "'");
+    space.values[name] = j.at(name);
+  }
+  if (j.contains("constraints")) {
+    for (const json& c : j.at("constraints")) {
+      const std::string name = c.get<std::string>();
+      if (!named_constraints().count(name))
+        throw Error("search space", "unknown constraint '" + name +
+                                        "' (known: valid, sensible_blocks, fits_device)");
+      space.constraints.push_back(name);
+    }
+  }
+  return space;
+}
+
+std::vector<Params> candidates(const SearchSpace& space, const cl::Device& device,
+                               std::size_t key_bytes, std::size_t value_bytes) {
+  std::vector<Params> result;
+  std::vector<std::size_t> index(field_names.size(), 0);
+  while (true) {
+    json fields = json::object();
+    for (std::size_t f = 0; f < field_names.size(); ++f)
+      fields[field_names[f]] = space.values.at(field_names[f])[index[f]];
+    try {
+      const Params p = fields.get<Params>();
+      bool keep = true;
+      for (const std::string& name : space.constraints)
+        keep = keep && named_constraints().at(name)(p, device, key_bytes, value_bytes);
+      if (keep) result.push_back(p);
+    } catch (const Error&) {
+      // a value outside a field's range: not a candidate
+    }
+    std::size_t f = 0;
+    while (f < index.size() && ++index[f] == space.values.at(field_names[f]).size()) index[f++] = 0;
+    if (f == index.size()) break;
+  }
+  return result;
+}
+
+int differences(const Params& a, const Params& b) {
+  return (a.radix_bits != b.radix_bits) + (a.work_group_size != b.work_group_size) +
+         (a.elements_per_thread != b.elements_per_thread) + (a.ranking != b.ranking) +
+         (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +
+         (a.scan_elements_per_thread != b.scan_elements_per_thread);
+}
+
+}  // namespace clsort::tune
