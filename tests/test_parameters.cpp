@@ -5,6 +5,7 @@
 
 #include <clsort/clsort.hpp>
 
+#include "support/environment.hpp"
 #include "support/opencl_fixture.hpp"
 
 using namespace clsort;
@@ -146,6 +147,8 @@ BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
     for (std::size_t value_bytes : {0, 1, 4, 8, 16})
       BOOST_CHECK_NO_THROW(validate_for_device(default_params(device, key_bytes, value_bytes),
                                                device, key_bytes, value_bytes));
+  test::Environment environment;
+  environment.set("CLSORT_PROFILE", "none");  // no profile: the built-in default is in use
   Sorter sorter(test_queue());
   BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1000) == default_params(device, 4, 0)));
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, 1000) == default_params(device, 8, 16)));

@@ -26,11 +26,12 @@ struct ProfileFixture {
   ProfileFixture() {
     fs::remove_all(folder);
     fs::create_directories(folder);
-    // Nothing from the user's or the source tree's folders may interfere: point the user
-    // folder here and look only at the paths a test names.
+    // Nothing from the user's folder or the shipped profiles may interfere: the user folder is
+    // here, and the installed and source-tree folders are left out.
     environment.set("XDG_DATA_HOME", (folder / "user").string());
     environment.unset("CLSORT_PROFILE");
     environment.unset("CLSORT_PROFILE_PATH");
+    environment.set("CLSORT_SHIPPED_PROFILES", "off");
   }
   ~ProfileFixture() { fs::remove_all(folder); }
 

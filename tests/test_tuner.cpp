@@ -16,6 +16,7 @@ struct TunerFixture : CliFixture {
   TunerFixture() {
     environment.unset("CLSORT_PROFILE");
     environment.unset("CLSORT_PROFILE_PATH");
+    environment.set("CLSORT_SHIPPED_PROFILES", "off");
   }
 
   Result tune(const std::string& arguments) const {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
+#include <map>
 #include <random>
 
 namespace clsort::tune {
@@ -30,15 +32,24 @@ class Search {
          const MeasurementHook& hook)
       : bench_(bench), task_(task), settings_(settings), log_(log), hook_(hook) {}
 
+  // Gkeys/s of `params` at n keys; 0 for a failed or hopelessly slow candidate. The first
+  // measurement at each size (the default's) sets the limit for the others: a warm-up run over
+  // `slowdown_limit` times the default's time is not worth timing further.
   double measure(const Params& params, std::uint64_t n) {
     std::optional<Measurement> m = log_.find(task_.id(), params, n);
+    const auto reference = reference_ms_.find(n);
     if (!m) {
       hook_(task_, params, n);
+      const double give_up = reference == reference_ms_.end()
+                                 ? std::numeric_limits<double>::infinity()
+                                 : reference->second * settings_.slowdown_limit;
       m = bench_.measure(params, {task_.key_type, task_.problem.value_bytes, n}, settings_.repeats,
-                         settings_.warmup);
+                         settings_.warmup, give_up);
       log_.add(task_.id(), params, *m);
     }
-    return m->status == "ok" ? m->gkeys_per_s() : 0;
+    if (m->status != "ok") return 0;
+    reference_ms_.try_emplace(n, m->milliseconds);
+    return m->gkeys_per_s();
   }
 
  private:
@@ -47,6 +58,7 @@ class Search {
   const TuningSettings& settings_;
   ResultsLog& log_;
   const MeasurementHook& hook_;
+  std::map<std::uint64_t, double> reference_ms_;
 };
 
 }  // namespace

@@ -27,6 +27,7 @@ struct TuningSettings {
   int warmup = 1;
   int confirm_count = 3;  ///< best screened candidates confirmed at full size
   double prefer_simpler_within = 0.03;
+  double slowdown_limit = 4;  ///< stop timing a candidate this many times slower than the default
   std::chrono::seconds hang_limit{60};  ///< one measurement longer than this is a hang
 };
 

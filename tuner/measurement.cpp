@@ -79,7 +79,8 @@ const Bench::Input& Bench::input_for(const Problem& problem) {
   return *input_;
 }
 
-Measurement Bench::measure(const Params& params, const Problem& problem, int repeats, int warmup) {
+Measurement Bench::measure(const Params& params, const Problem& problem, int repeats, int warmup,
+                           double give_up_ms) {
   const Input& input = input_for(problem);
 
   Measurement result;
@@ -112,6 +113,11 @@ Measurement Bench::measure(const Params& params, const Problem& problem, int rep
         else
           sorter.sort(keys, problem.n, problem.key_type);
       });
+      if (run == 0 && ms > give_up_ms) {
+        result.status = "slow";
+        result.milliseconds = ms;
+        return result;
+      }
       if (run >= warmup) times.push_back(ms);
     }
     std::vector<unsigned char> out_keys(input.keys.size()), out_values(input.values.size());

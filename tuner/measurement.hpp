@@ -21,7 +21,8 @@ struct Problem {
 };
 
 struct Measurement {
-  /// "ok", or why the candidate is invalid: "compile", "launch", "wrong result".
+  /// "ok"; "slow" (its warm-up run alone took longer than the caller's limit: not timed
+  /// further); or why the candidate is invalid: "compile", "launch", "wrong result".
   std::string status = "ok";
   std::string detail;
   double milliseconds = 0;  ///< median over the repeats
@@ -37,7 +38,9 @@ class Bench {
   explicit Bench(cl::Device device);
   /// Sorts random input with `params` (checked bit for bit against std::stable_sort on the
   /// host, values included) `warmup + repeats` times; returns the median time of the repeats.
-  Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup);
+  /// A first warm-up run longer than `give_up_ms` ends the measurement as "slow".
+  Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
+                      double give_up_ms);
   const cl::Device& device() const { return device_; }
 
  private:

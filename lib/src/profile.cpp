@@ -267,6 +267,8 @@ std::vector<std::string> profile_folders() {
       if (!folder.empty()) folders.push_back(folder);
   }
   folders.push_back(user_profile_folder());
+  const char* shipped = std::getenv("CLSORT_SHIPPED_PROFILES");
+  if (shipped && std::string_view(shipped) == "off") return folders;
   folders.push_back(CLSORT_INSTALLED_PROFILES);
   folders.push_back(CLSORT_SOURCE_PROFILES);
   return folders;
