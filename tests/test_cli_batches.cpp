@@ -181,4 +181,17 @@ BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_only) {
   BOOST_TEST(!has(piped, "| total ["));  // not a terminal: the summary only
 }
 
+BOOST_AUTO_TEST_CASE(a_full_disk_leaves_no_partial_output) {
+  // A file-size limit makes writes past a few KiB fail, as a full disk would (EFBIG instead of
+  // ENOSPC); SIGXFSZ is ignored so that the write returns the error instead of killing.
+  const auto keys = make_keys<std::uint64_t>(Distribution::uniform, 100000, 37);
+  write_raw("k.u64", keys);
+  const Result r = run_shell("(ulimit -f 8; trap '' XFSZ; " + cli_path() + " sort " +
+                             path("k.u64") + " --type u64 -o " + path("out.u64") + ") 2>&1");
+  BOOST_TEST(r.exit_code == 1, r.output);
+  BOOST_TEST(has(r, "out.u64: cannot write output: File too large"));
+  BOOST_TEST(!any_file_named(files(), "out.u64"));  // neither the output nor its temporary
+  BOOST_TEST(read_raw<std::uint64_t>("k.u64") == keys);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
