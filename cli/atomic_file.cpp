@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "fd_io.hpp"
 #include "input_error.hpp"
 #include "interrupt.hpp"
 
@@ -43,27 +44,12 @@ void AtomicFile::fail(const std::string& problem) {
   throw InputError(destination_, problem + ": " + std::strerror(errno));
 }
 
-bool write_fully(int fd, const char* bytes, std::size_t size) {
-  while (size > 0) {
-    const ssize_t written = ::write(fd, bytes, size);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes += written;
-    size -= static_cast<std::size_t>(written);
-  }
-  return true;
-}
-
 void AtomicFile::write(const void* data, std::size_t bytes) {
   if (!write_fully(fd_, static_cast<const char*>(data), bytes)) fail("cannot write output");
 }
 
 void AtomicFile::write_at(std::uint64_t offset, std::string_view bytes) {
-  if (::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset)) !=
-      static_cast<ssize_t>(bytes.size()))
-    fail("cannot write output");
+  if (!write_fully_at(fd_, bytes.data(), bytes.size(), offset)) fail("cannot write output");
 }
 
 void AtomicFile::commit() {

@@ -30,7 +30,4 @@ class AtomicFile {
   int fd_ = -1;
 };
 
-/// Writes all of `bytes` to the file descriptor `fd`; false (errno set) on an error.
-bool write_fully(int fd, const char* bytes, std::size_t size);
-
 }  // namespace clsort::cli

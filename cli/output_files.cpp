@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fd_io.hpp"
 #include "input_error.hpp"
 #include "npy.hpp"
 

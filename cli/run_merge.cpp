@@ -1,4 +1,5 @@
-// Run files hold tuples (item, value, position); the merge pops the smallest field from a heap.
+// Run files hold tuples (item, value, position); the merge takes the smallest field from a
+// tournament tree over the runs' heads.
 #include "run_merge.hpp"
 
 #include <fcntl.h>
@@ -12,37 +13,11 @@
 #include <future>
 #include <optional>
 
-#include "atomic_file.hpp"
+#include "fd_io.hpp"
 #include "input_error.hpp"
 
 namespace clsort::cli {
 namespace {
-
-// pread until `size` bytes are read: one call returns at most about 2 GiB.
-bool read_fully(int fd, char* out, std::size_t size, std::uint64_t offset) {
-  while (size > 0) {
-    const ssize_t got = ::pread(fd, out, size, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    out += got;
-    offset += static_cast<std::uint64_t>(got);
-    size -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
-// pwrite until all `size` bytes are written.
-bool write_fully_at(int fd, const char* data, std::size_t size, std::uint64_t offset) {
-  while (size > 0) {
-    const ssize_t done = ::pwrite(fd, data, size, static_cast<off_t>(offset));
-    if (done < 0 && errno == EINTR) continue;
-    if (done <= 0) return false;
-    data += done;
-    offset += static_cast<std::uint64_t>(done);
-    size -= static_cast<std::size_t>(done);
-  }
-  return true;
-}
 
 // Reads one run's tuples in order through its own buffer.
 class RunCursor {
@@ -67,7 +42,7 @@ class RunCursor {
   void refill() {
     const auto bytes =
         static_cast<std::size_t>(std::min<std::uint64_t>(remaining_ * tuple_, buffer_.size()));
-    if (!read_fully(fd_, buffer_.data(), bytes, offset_))
+    if (!read_fully_at(fd_, buffer_.data(), bytes, offset_))
       throw InputError(*folder_,
                        std::string("cannot read a temporary run back: ") + std::strerror(errno));
     offset_ += bytes;
