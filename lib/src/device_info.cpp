@@ -48,6 +48,9 @@ DeviceLimits query_limits(const cl::Device& device) {
   limits.max_allocation_bytes = device_info<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device);
   limits.compute_units = device_info<CL_DEVICE_MAX_COMPUTE_UNITS>(device);
   limits.has_warp_match = has_warp_match(device);
+  limits.has_64bit_integers =
+      device_info<CL_DEVICE_PROFILE>(device).find("EMBEDDED_PROFILE") == std::string::npos ||
+      device_info<CL_DEVICE_EXTENSIONS>(device).find("cles_khr_int64") != std::string::npos;
   return limits;
 }
 

@@ -26,9 +26,10 @@ cl::Kernel make_kernel(const cl::Program& program, const cl::Device& device, con
         name);
   check(device.getInfo(CL_DEVICE_LOCAL_MEM_SIZE, &device_local), "query device");
   if (work_group_size > kernel_limit)
-    throw Error("build kernel", std::string(parameter) + " = " + std::to_string(work_group_size) +
-                                    " exceeds CL_KERNEL_WORK_GROUP_SIZE = " +
-                                    std::to_string(kernel_limit) + " of kernel '" + name + "'");
+    throw WorkGroupLimitError(std::string(parameter) + " = " + std::to_string(work_group_size) +
+                                  " exceeds CL_KERNEL_WORK_GROUP_SIZE = " +
+                                  std::to_string(kernel_limit) + " of kernel '" + name + "'",
+                              kernel_limit);
   if (kernel_local > device_local)
     throw Error(
         "build kernel",

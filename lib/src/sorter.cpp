@@ -1,12 +1,16 @@
 // clsort::Sorter: argument checks, plan selection, host <-> device staging.
 #include "clsort/sorter.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
 #include <map>
 #include <tuple>
 #include <vector>
 
 #include "cl_check.hpp"
 #include "device_info.hpp"
+#include "kernel_build.hpp"
 #include "onesweep_plan.hpp"
 #include "program_cache.hpp"
 #include "sort_plan.hpp"
@@ -67,12 +71,49 @@ struct Sorter::Impl {
     return p;
   }
 
+  // Only the built-in defaults adapt to what the driver reports when kernels are built:
+  // parameters someone chose (set_params, a fixed set, a profile) run as given or are refused.
+  bool uses_built_in_defaults(KeyType type, std::size_t value_bytes, std::uint64_t n) const {
+    return !overrides.count({type, value_bytes}) && !fixed_params &&
+           !(profile && profile->params_for(type, value_bytes, n));
+  }
+
+  // A kernel's own work-group limit (CL_KERNEL_WORK_GROUP_SIZE) can be below the device's
+  // maximum the defaults were sized by; the defaults then shrink to it and the build repeats.
   detail::SortPlan& plan(KeyType type, std::size_t value_bytes, std::uint64_t n) {
-    const Params params = params_for(type, value_bytes, n);
+    for (;;) {
+      try {
+        return plan_with(params_for(type, value_bytes, n), type, value_bytes, n);
+      } catch (const detail::WorkGroupLimitError& e) {
+        if (!uses_built_in_defaults(type, value_bytes, n) ||
+            !shrink_work_groups(default_params_by_class.at({type, value_bytes}), e.kernel_limit()))
+          throw;
+      }
+    }
+  }
+
+  static bool shrink_work_groups(Params& p, std::size_t kernel_limit) {
+    const int cap = static_cast<int>(std::bit_floor(std::max<std::size_t>(kernel_limit, 1)));
+    if (p.work_group_size <= cap && p.scan_work_group_size <= cap) return false;
+    p.work_group_size = std::min(p.work_group_size, cap);
+    p.scan_work_group_size = std::min(p.scan_work_group_size, cap);
+    return true;
+  }
+
+  detail::SortPlan& plan_with(const Params& params, KeyType type, std::size_t value_bytes,
+                              std::uint64_t n) {
     const std::uint64_t block_keys = detail::keys_per_block(params);
     const std::uint64_t hist_length =
         (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
     const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
+    if (!limits.has_64bit_integers && (key_size(type) == 8 || value_bytes >= 8 || wide))
+      throw Error("sort", limits.name +
+                              " has the OpenCL embedded profile without cles_khr_int64, so it "
+                              "cannot sort 64-bit keys, values of 8 or more bytes, or 2^32 keys "
+                              "and more; this sort has " +
+                              std::string(to_string(type)) + " keys, " +
+                              std::to_string(value_bytes) + "-byte values and " +
+                              std::to_string(n) + " keys");
     for (PlanEntry& entry : plans)
       if (entry.type == type && entry.value_bytes == value_bytes && entry.wide == wide &&
           entry.params == params)
@@ -122,8 +163,14 @@ struct Sorter::Impl {
       detail::check(queue.enqueueMarkerWithWaitList(&waits, &last_sort), "enqueue marker");
       return last_sort;
     }
-    last_sort = plan(type, value_bytes, n)
-                    .run(queue, data, n, options.begin_bit, end_bit, options.descending, waits);
+    try {
+      last_sort = plan(type, value_bytes, n)
+                      .run(queue, data, n, options.begin_bit, end_bit, options.descending, waits);
+    } catch (const Error&) {
+      // Passes enqueued before the failure still run; the next sort must not overlap them.
+      queue.finish();
+      throw;
+    }
     return last_sort;
   }
 };
@@ -162,6 +209,33 @@ cl::Event Sorter::sort_pairs(const cl::Buffer& keys, const cl::Buffer& values, s
   return impl_->enqueue_sort({keys, values}, n, type, value_bytes, options, wait_events);
 }
 
+namespace {
+
+struct HostArray {
+  void* data;
+  std::uint64_t bytes;
+  const char* what;
+};
+
+// Reads sorted keys and values back so that a failed read leaves both host arrays as they were:
+// the smaller array goes through a staging copy first, the larger is the last transfer.
+void read_pairs_all_or_nothing(const cl::CommandQueue& queue, const detail::PassData& data,
+                               HostArray keys, HostArray values) {
+  const bool stage_keys = keys.bytes <= values.bytes;
+  const HostArray& staged = stage_keys ? keys : values;
+  const HostArray& direct = stage_keys ? values : keys;
+  std::vector<unsigned char> staging(staged.bytes);
+  detail::check(queue.enqueueReadBuffer(stage_keys ? data.keys : data.values, CL_TRUE, 0,
+                                        staged.bytes, staging.data()),
+                "read buffer", staged.what);
+  detail::check(queue.enqueueReadBuffer(stage_keys ? data.values : data.keys, CL_TRUE, 0,
+                                        direct.bytes, direct.data),
+                "read buffer", direct.what);
+  std::memcpy(staged.data, staging.data(), staged.bytes);
+}
+
+}  // namespace
+
 void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* values,
                              std::size_t value_bytes, const SortOptions& options) {
   Impl& s = *impl_;
@@ -172,21 +246,27 @@ void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* valu
   detail::PassData data{s.host_keys.at_least(s.context, key_bytes, "keys"), {}};
   if (value_bytes > 0) data.values = s.host_values.at_least(s.context, value_total, "values");
   if (n > 0) {
-    detail::check(s.queue.enqueueWriteBuffer(data.keys, CL_TRUE, 0, key_bytes, keys),
+    // After the previous sort, which may still use the staging buffers if its wait failed.
+    const std::vector<cl::Event> previous =
+        s.last_sort() ? std::vector<cl::Event>{s.last_sort} : std::vector<cl::Event>{};
+    detail::check(s.queue.enqueueWriteBuffer(data.keys, CL_TRUE, 0, key_bytes, keys, &previous),
                   "write buffer", "keys to the device");
     if (value_bytes > 0)
-      detail::check(s.queue.enqueueWriteBuffer(data.values, CL_TRUE, 0, value_total, values),
-                    "write buffer", "values to the device");
+      detail::check(
+          s.queue.enqueueWriteBuffer(data.values, CL_TRUE, 0, value_total, values, &previous),
+          "write buffer", "values to the device");
   }
   cl::Event sorted = s.enqueue_sort(data, n, type, value_bytes, options, nullptr);
   // Wait first: the host data is only overwritten once the sort is known to have succeeded.
   detail::check(sorted.wait(), "sort", "waiting for the sort to finish");
   if (n == 0) return;
-  detail::check(s.queue.enqueueReadBuffer(data.keys, CL_TRUE, 0, key_bytes, keys), "read buffer",
-                "sorted keys");
-  if (value_bytes > 0)
-    detail::check(s.queue.enqueueReadBuffer(data.values, CL_TRUE, 0, value_total, values),
-                  "read buffer", "sorted values");
+  if (value_bytes == 0) {
+    detail::check(s.queue.enqueueReadBuffer(data.keys, CL_TRUE, 0, key_bytes, keys), "read buffer",
+                  "sorted keys");
+    return;
+  }
+  read_pairs_all_or_nothing(s.queue, data, {keys, key_bytes, "sorted keys"},
+                            {values, value_total, "sorted values"});
 }
 
 void Sorter::prepare(KeyType type, std::size_t value_bytes, std::uint64_t n) {

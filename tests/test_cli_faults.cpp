@@ -1,0 +1,113 @@
+// The CLI under injected OpenCL failures: a clear error, exit status 1, inputs intact and no
+// partial outputs or temporaries.
+#include <boost/test/unit_test.hpp>
+
+#include "support/cli_fixture.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+// The environment that preloads the fault injector and arms it with `faults`.
+std::string with_faults(const std::string& faults) {
+  return std::string("LD_PRELOAD=") + CLSORT_FAULTS_LIBRARY + " CLSORT_TEST_FAULTS=" + faults;
+}
+
+struct FaultyCli : CliFixture {
+  std::vector<std::vector<std::uint32_t>> inputs;
+  std::vector<std::string> raw_inputs;  // the files' bytes before the run
+
+  // Writes `count` inputs in0.npy ... and returns their paths, space-separated.
+  std::string write_inputs(int count, std::size_t n) {
+    std::string names;
+    for (int i = 0; i < count; ++i) {
+      const std::string name = "in" + std::to_string(i) + ".npy";
+      inputs.push_back(make_keys<std::uint32_t>(Distribution::uniform, n + i, 70 + i));
+      names += " " + write_npy(name, inputs.back());
+      raw_inputs.push_back(read(name));
+    }
+    return names;
+  }
+
+  void expect_inputs_intact() const {
+    for (std::size_t i = 0; i < raw_inputs.size(); ++i)
+      BOOST_TEST(read("in" + std::to_string(i) + ".npy") == raw_inputs[i], "input " << i);
+  }
+
+  // Outputs in `folder` that exist are sorted; returns how many there are.
+  std::size_t check_outputs(const std::string& folder) const {
+    std::size_t present = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const std::string name = folder + "/in" + std::to_string(i) + ".npy";
+      if (!fs::exists(path(name))) continue;
+      ++present;
+      const std::size_t header = cli::make_npy_header("<u4", inputs[i].size()).size();
+      BOOST_TEST(read_raw<std::uint32_t>(name, header) == expected_sort(inputs[i]), name);
+    }
+    return present;
+  }
+
+  std::size_t files_in(const std::string& folder) const {
+    return static_cast<std::size_t>(
+        std::distance(fs::directory_iterator(path(folder)), fs::directory_iterator()));
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(cli_faults, FaultyCli)
+
+BOOST_AUTO_TEST_CASE(a_failed_kernel_launch_fails_one_file_of_a_batch) {
+  const std::string names = write_inputs(3, 40009);
+  fs::create_directories(path("out"));
+  const Result r =
+      run("sort -q" + names + " -o " + path("out"), with_faults("clEnqueueNDRangeKernel@5"));
+  BOOST_TEST(r.exit_code == 1, r.output);
+  BOOST_TEST(has(r, "enqueue kernel"));
+  BOOST_TEST(has(r, "CL_OUT_OF_RESOURCES"));
+  expect_inputs_intact();
+  BOOST_TEST(check_outputs("out") == 2u);
+  BOOST_TEST(files_in("out") == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_read_back_leaves_an_in_place_input_untouched) {
+  const std::string names = write_inputs(1, 30011);
+  const Result r = run("sort -q --in-place" + names, with_faults("clEnqueueReadBuffer"));
+  BOOST_TEST(r.exit_code == 1, r.output);
+  BOOST_TEST(has(r, "read buffer"));
+  expect_inputs_intact();
+  BOOST_TEST(files() == std::set<std::string>{"in0.npy"});
+}
+
+BOOST_AUTO_TEST_CASE(allocation_and_build_failures_are_named) {
+  const std::string names = write_inputs(1, 20011);
+  const Result allocation =
+      run("sort -q" + names + " -o " + path("sorted.npy"), with_faults("clCreateBuffer*100"));
+  BOOST_TEST(allocation.exit_code == 1, allocation.output);
+  BOOST_TEST(has(allocation, "CL_MEM_OBJECT_ALLOCATION_FAILURE"));
+  const Result build =
+      run("sort -q" + names + " -o " + path("sorted.npy"), with_faults("clBuildProgram*100"));
+  BOOST_TEST(build.exit_code == 1, build.output);
+  BOOST_TEST(has(build, "build program"));
+  expect_inputs_intact();
+  BOOST_TEST(files() == std::set<std::string>{"in0.npy"});
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_in_an_out_of_core_run_leaves_no_output_or_run_file) {
+  const std::string names = write_inputs(1, 200003);
+  const std::string temporary = path("tmp");
+  fs::create_directories(temporary);
+  const Result r = run("sort -q -S 256K -T " + temporary + names + " -o " + path("sorted.npy"),
+                       with_faults("clEnqueueNDRangeKernel@40"));
+  BOOST_TEST(r.exit_code == 1, r.output);
+  BOOST_TEST(has(r, "CL_OUT_OF_RESOURCES"));
+  expect_inputs_intact();
+  BOOST_TEST(files() == (std::set<std::string>{"in0.npy", "tmp"}));
+  BOOST_TEST(files_in("tmp") == 0u);
+  // The same run without the fault succeeds, so the fault was what stopped it.
+  const Result clean = run("sort -q -S 256K -T " + temporary + names + " -o " + path("sorted.npy"));
+  BOOST_TEST(clean.exit_code == 0, clean.output);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,125 @@
+// Devices with less than the defaults expect (per-kernel work-group limits, small local memory,
+// no 64-bit atomics or fp64, no 64-bit integers): the library picks what runs or says why not.
+#include <boost/test/unit_test.hpp>
+
+#include "support/environment.hpp"
+#include "support/opencl_faults.hpp"
+#include "support/opencl_fixture.hpp"
+#include "support/sort_checks.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+// A GPU's defaults (bitmask ranking, 256-wide work-groups) on whatever device the tests use.
+DeviceDisguise gpu_disguise() {
+  return {.type = CL_DEVICE_TYPE_GPU};
+}
+
+// Every key width, keys and pairs, a size with a partial last block.
+void expect_every_width_sorts(Sorter& sorter) {
+  std::uint64_t seed = 40;
+  for (Distribution d : {Distribution::uniform, Distribution::extremes}) {
+    expect_sorted_keys(sorter, make_keys<std::uint8_t>(d, 5003, seed++), {}, to_string(d));
+    expect_sorted_keys(sorter, make_keys<std::int16_t>(d, 5003, seed++), {}, to_string(d));
+    expect_sorted_pairs<float, std::uint32_t>(sorter, make_keys<float>(d, 5003, seed++), {},
+                                              to_string(d));
+    expect_sorted_pairs<double, std::uint64_t>(sorter, make_keys<double>(d, 5003, seed++),
+                                               {.descending = true}, to_string(d));
+  }
+}
+
+struct DefaultsOnly {
+  Environment environment;
+  DefaultsOnly() { environment.set("CLSORT_PROFILE", "none"); }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(device_trouble, DefaultsOnly)
+
+BOOST_AUTO_TEST_CASE(defaults_shrink_to_a_kernel_work_group_limit) {
+  FaultScope scope;
+  DeviceDisguise disguise = gpu_disguise();
+  disguise.kernel_work_group_limit = 48;
+  disguise_device(disguise);
+  Sorter sorter(test_queue());
+  BOOST_TEST(sorter.params_for(KeyType::f32, 4, 5003).work_group_size > 48);
+  expect_every_width_sorts(sorter);
+  const Params used = sorter.params_for(KeyType::f32, 4, 5003);
+  BOOST_TEST(used.work_group_size == 32);
+  BOOST_TEST(used.scan_work_group_size <= 32);
+}
+
+BOOST_AUTO_TEST_CASE(chosen_parameters_over_a_kernel_limit_are_refused_by_name) {
+  FaultScope scope;
+  disguise_device({.kernel_work_group_limit = 48});
+  Params p;
+  p.work_group_size = 64;
+  p.scan_work_group_size = 32;
+  Sorter sorter(test_queue(), p);
+  auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1000, 3);
+  const auto original = keys;
+  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [](const Error& e) {
+    const std::string what = e.what();
+    return what.find("work_group_size = 64") != std::string::npos &&
+           what.find("CL_KERNEL_WORK_GROUP_SIZE = 48") != std::string::npos;
+  });
+  BOOST_TEST(first_difference(keys, original) == keys.size());
+}
+
+BOOST_AUTO_TEST_CASE(defaults_fit_a_small_local_memory) {
+  FaultScope scope;
+  DeviceDisguise disguise = gpu_disguise();
+  disguise.local_memory_bytes = 2048;
+  disguise_device(disguise);
+  Sorter sorter(test_queue());
+  for (std::size_t key_bytes : {1, 2, 4, 8})
+    for (std::size_t value_bytes : {0, 4, 8, 16}) {
+      const Params p = default_params(test_device(), key_bytes, value_bytes);
+      BOOST_TEST(local_memory_bytes(p, key_bytes, value_bytes) <= 2048u);
+    }
+  expect_every_width_sorts(sorter);
+}
+
+BOOST_AUTO_TEST_CASE(too_little_local_memory_is_a_clear_error) {
+  FaultScope scope;
+  DeviceDisguise disguise = gpu_disguise();
+  disguise.local_memory_bytes = 16;
+  disguise_device(disguise);
+  Sorter sorter(test_queue());
+  auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1000, 4);
+  const auto original = keys;
+  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [](const Error& e) {
+    BOOST_TEST_MESSAGE(e.what());
+    return std::string(e.what()).find("CL_DEVICE_LOCAL_MEM_SIZE = 16") != std::string::npos;
+  });
+  BOOST_TEST(first_difference(keys, original) == keys.size());
+}
+
+BOOST_AUTO_TEST_CASE(no_64_bit_atomics_and_no_fp64_are_not_needed) {
+  FaultScope scope;
+  disguise_device({.hidden_extensions = {"cl_khr_int64_base_atomics",
+                                         "cl_khr_int64_extended_atomics", "cl_khr_fp64"}});
+  Sorter sorter(test_queue());
+  expect_every_width_sorts(sorter);
+  expect_sorted_keys(sorter, make_keys<std::int64_t>(Distribution::extremes, 4099, 5), {},
+                     "extremes");
+}
+
+BOOST_AUTO_TEST_CASE(an_embedded_profile_without_int64_sorts_32_bit_keys_and_refuses_64) {
+  FaultScope scope;
+  disguise_device({.embedded_profile = true, .hidden_extensions = {"cles_khr_int64"}});
+  Sorter sorter(test_queue());
+  expect_sorted_pairs<std::uint32_t, std::uint32_t>(
+      sorter, make_keys<std::uint32_t>(Distribution::uniform, 5003, 6), {}, "uniform");
+  auto keys = make_keys<double>(Distribution::uniform, 1000, 7);
+  const auto original = keys;
+  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [](const Error& e) {
+    return std::string(e.what()).find("without cles_khr_int64") != std::string::npos;
+  });
+  BOOST_TEST(first_difference(keys, original) == keys.size());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
