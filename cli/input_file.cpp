@@ -84,7 +84,7 @@ InputFile::~InputFile() {
 
 std::size_t InputFile::read_bytes(char* out, std::size_t size) {
   std::size_t done = std::min(size, pending_.size());
-  std::memcpy(out, pending_.data(), done);
+  pending_.copy(out, done);
   pending_.erase(0, done);
   while (done < size) {
     const ssize_t got = ::read(fd_, out + done, size - done);

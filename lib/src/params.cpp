@@ -179,9 +179,22 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
     --p.elements_per_thread;
   while (p.radix_bits > 1 && !fits()) --p.radix_bits;
   while (p.work_group_size > 1 && !fits()) {
+    if (p.ranking == Ranking::warp_match && p.work_group_size == 32) {
+      // Warps need whole 32-item work-groups; below that only the portable path is left.
+      p.ranking = Ranking::bitmask;
+      p.algorithm = Algorithm::reduce_then_scan;
+      continue;
+    }
     p.work_group_size /= 2;
     p.scan_work_group_size = std::min(p.scan_work_group_size, p.work_group_size);
   }
+  if (!fits())
+    throw Error("default parameters",
+                limits.name +
+                    " has CL_DEVICE_LOCAL_MEM_SIZE = " + std::to_string(limits.local_memory_bytes) +
+                    " bytes; the smallest configuration for " + std::to_string(key_bytes) +
+                    "-byte keys and " + std::to_string(value_bytes) + "-byte values needs " +
+                    std::to_string(local_memory_bytes(p, key_bytes, value_bytes)));
   return p;
 }
 

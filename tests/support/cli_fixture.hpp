@@ -84,7 +84,7 @@ struct CliFixture {
   std::vector<T> read_raw(const std::string& name, std::size_t skip = 0) const {
     const std::string bytes = read(name).substr(skip);
     std::vector<T> data(bytes.size() / sizeof(T));
-    std::memcpy(data.data(), bytes.data(), data.size() * sizeof(T));
+    if (!data.empty()) std::memcpy(data.data(), bytes.data(), data.size() * sizeof(T));
     return data;
   }
 

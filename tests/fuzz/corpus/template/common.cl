@@ -1,0 +1,31 @@
+{# Shared pieces: storage types, the key -> ordered-bits transform and digit extraction. #}
+typedef {{ key_storage }} key_t;      /* raw bits of a {{ key_type }} key; the sort moves these */
+typedef {{ offset_type }} offset_t;   /* wide enough for every index and global offset */
+
+#define RADIX {{ 1 << radix_bits }}
+#define WG {{ work_group_size }}
+#define EPT {{ elements_per_thread }}
+#define SIGN_BIT ((key_t)1 << {{ key_bits - 1 }})
+{% if key_kind == "float" %}
+#define EXPONENT_ALL_ONES ((key_t){{ exponent_mask }})
+{% endif %}
+
+/* Maps a key's bits to an unsigned value whose natural order is the sort order.
+   Floats: every NaN becomes all ones (last in both directions), -0.0 joins +0.0.
+   Descending inverts the order of every non-NaN key. */
+inline key_t ordered_bits(key_t k, uint descending) {
+{% if key_kind == "unsigned" %}
+  key_t o = k;
+{% elif key_kind == "signed" %}
+  key_t o = (key_t)(k ^ SIGN_BIT);
+{% else %}
+  key_t magnitude = k & (key_t)~SIGN_BIT;
+  if (magnitude > EXPONENT_ALL_ONES) return (key_t)~(key_t)0;
+  key_t o = magnitude == 0 ? SIGN_BIT : ((k & SIGN_BIT) ? (key_t)~k : (key_t)(k | SIGN_BIT));
+{% endif %}
+  return descending ? (key_t)~o : o;
+}
+
+inline uint digit_of(key_t k, uint descending, uint shift, uint mask) {
+  return (uint)(ordered_bits(k, descending) >> shift) & mask;
+}

@@ -1,0 +1,78 @@
+{# Scatter phase: stable ranking of each block's keys, then a move to their global positions. #}
+{% include "common.cl" %}
+{% if value_bytes > 0 %}
+typedef {{ value_storage }} value_t;
+#define MOVE_VALUE(from, to) values_out[to] = values_in[from]
+{% else %}
+#define MOVE_VALUE(from, to)
+{% endif %}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scatter_keys(__global const key_t* keys_in, __global key_t* keys_out,
+{% if value_bytes > 0 %}
+                  __global const value_t* values_in, __global value_t* values_out,
+{% endif %}
+                  offset_t n, uint shift, uint mask, uint descending,
+                  __global const offset_t* offsets, offset_t num_blocks) {
+{% if ranking == "serial" %}
+  /* One block per work-item: walking its keys in order makes the ranking stable by itself. */
+  const offset_t block = get_global_id(0);
+  if (block >= num_blocks) return;
+  offset_t next[RADIX];
+  for (uint d = 0; d <= mask; ++d) next[d] = offsets[d * num_blocks + block];
+  const offset_t begin = block * EPT;
+  const offset_t end = min(begin + EPT, n);
+  for (offset_t i = begin; i < end; ++i) {
+    const key_t key = keys_in[i];
+    const offset_t to = next[digit_of(key, descending, shift, mask)]++;
+    keys_out[to] = key;
+    MOVE_VALUE(i, to);
+  }
+{% else %}
+  /* One block per work-group, in rounds of WG keys. Each round, every work-item sets its bit in
+     its digit's bitmask; its rank among equal digits is the number of set bits below its own, so
+     equal keys keep their input order without assuming any sub-group width. */
+#define MASK_WORDS ((WG + 31) / 32)
+  __local uint digit_masks[RADIX * MASK_WORDS];
+  __local offset_t next[RADIX];
+  const uint lid = get_local_id(0);
+  const uint word = lid / 32;
+  const uint below = (1u << (lid % 32)) - 1u;
+  const offset_t block = get_group_id(0);
+  for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
+  for (uint d = lid; d <= mask; d += WG) next[d] = offsets[d * num_blocks + block];
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const offset_t begin = block * (WG * EPT);
+  for (uint round = 0; round < EPT; ++round) {
+    const offset_t i = begin + round * WG + lid;
+    const bool valid = i < n;
+    key_t key = 0;
+    uint digit = 0;
+    if (valid) {
+      key = keys_in[i];
+      digit = digit_of(key, descending, shift, mask);
+      atomic_or(&digit_masks[digit * MASK_WORDS + word], 1u << (lid % 32));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (valid) {
+      __local const uint* masks = digit_masks + digit * MASK_WORDS;
+      uint rank = popcount(masks[word] & below);
+      for (uint w = 0; w < word; ++w) rank += popcount(masks[w]);
+      const offset_t to = next[digit] + rank;
+      keys_out[to] = key;
+      MOVE_VALUE(i, to);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d <= mask; d += WG) {
+      uint in_round = 0;
+      for (uint w = 0; w < MASK_WORDS; ++w) {
+        in_round += popcount(digit_masks[d * MASK_WORDS + w]);
+        digit_masks[d * MASK_WORDS + w] = 0;
+      }
+      next[d] += in_round;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+{% endif %}
+}
