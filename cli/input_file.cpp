@@ -124,6 +124,9 @@ void InputFile::read_npy_header() {
   descr_ = parsed.descr;
   shape_ = parsed.shape;
   count_ = parsed.element_count();
+  if (*count_ > UINT64_MAX / dtype.size)
+    throw InputError(name_, "shape " + shape_text(shape_) + " of " + std::to_string(dtype.size) +
+                                "-byte elements is 2^64 bytes or more");
   layout_ = {dtype.key_type, dtype.size, 0, dtype.big_endian};
   if (data_bytes_) *data_bytes_ -= std::min<std::uint64_t>(*data_bytes_, header.size());
 }

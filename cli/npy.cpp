@@ -142,6 +142,10 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& file) {
     throw InputError(file, "truncated .npy header: it claims " + std::to_string(header_length) +
                                " bytes, the file has " + std::to_string(bytes.size() - prefix));
   NpyHeader header = DictReader(bytes.substr(prefix, header_length), file).read();
+  std::uint64_t count = 1;
+  for (const std::uint64_t d : header.shape)
+    if (__builtin_mul_overflow(count, d, &count))
+      throw InputError(file, "shape " + shape_text(header.shape) + " has 2^64 elements or more");
   header.major_version = major;
   header.data_offset = prefix + header_length;
   return header;
@@ -151,7 +155,7 @@ NpyDtype parse_npy_dtype(const std::string& descr, const std::string& file) {
   const auto unsupported = [&](const std::string& why) {
     return InputError(file, "unsupported dtype '" + descr + "': " + why);
   };
-  const bool well_formed = descr.size() >= 3 &&
+  const bool well_formed = descr.size() >= 3 && descr.size() <= 6 &&
                            std::string_view("<>|=").find(descr[0]) != std::string_view::npos &&
                            descr.find_first_not_of("0123456789", 2) == std::string::npos;
   if (!well_formed) throw unsupported("not a numeric dtype");

@@ -103,6 +103,22 @@ BOOST_AUTO_TEST_CASE(bad_headers_are_named) {
                       "tuple of integers");
   expect_header_error(npy_with_dict(1, "{'descr': '<u4', 'fortran_order': False, 'colour': 1, }"),
                       "unexpected key 'colour'");
+  // Found by fuzzing: a shape whose element count wraps around 2^64 was accepted.
+  expect_header_error(npy_with_dict(2,
+                                    "{'descr': '<f2', 'fortran_order': False, 'shape': (16, "
+                                    "2, 6, 2, 2, 6, 2, 2, 6, 2, 3222, 32222222222), }"),
+                      "2^64 elements or more");
+}
+
+BOOST_AUTO_TEST_CASE(an_array_of_2_to_the_64_bytes_is_refused) {
+  TempFolder folder;
+  const std::string file = folder.write(
+      "huge.npy",
+      npy_with_dict(1,
+                    "{'descr': '<u8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
+  BOOST_CHECK_EXCEPTION(InputFile(file, {}), InputError, [&](const InputError& e) {
+    return error_has(e, "huge.npy") && error_has(e, "2^64 bytes or more");
+  });
 }
 
 BOOST_AUTO_TEST_CASE(dtypes) {
@@ -114,7 +130,9 @@ BOOST_AUTO_TEST_CASE(dtypes) {
   BOOST_TEST(complex.size == 16u);
   BOOST_TEST(parse_npy_dtype(">u4", "f").big_endian);
   BOOST_TEST(!parse_npy_dtype("|u1", "f").big_endian);
-  for (const char* bad : {"|O8", "<U3", "|S5", "<M8", "<c32", "u4", "<u3"})
+  // "<u99999999999999999999" was a std::out_of_range from std::stoul, not an InputError.
+  for (const char* bad :
+       {"|O8", "<U3", "|S5", "<M8", "<c32", "u4", "<u3", "<u99999999999999999999"})
     BOOST_CHECK_EXCEPTION(parse_npy_dtype(bad, "d.npy"), InputError, [&](const InputError& e) {
       return error_has(e, "d.npy") && error_has(e, bad);
     });

@@ -92,6 +92,8 @@ BOOST_AUTO_TEST_CASE(unusable_profiles_are_explained) {
     });
   };
   expect("corrupt.json", "{\"schema_version\": 1, ", "not valid JSON");
+  // Found by fuzzing: a number too large for a double escaped as a nlohmann::json exception.
+  expect("overflow.json", "{\"schema_version\": 1e963}", "not valid JSON");
   nlohmann::json schema = good;
   schema["schema_version"] = 2;
   expect("schema.json", schema.dump(), "schema_version 2; this library reads version 1");

@@ -222,7 +222,8 @@ void from_json(const nlohmann::json& json, Params& params) {
   }
   parsed.ranking = read_enum(json, "ranking", ranking_names);
   parsed.algorithm = read_enum(json, "algorithm", algorithm_names);
-  for (const auto& [key, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    const std::string& key = item.key();
     const bool known = key == "ranking" || key == "algorithm" ||
                        std::any_of(int_fields.begin(), int_fields.end(),
                                    [&](const IntField& f) { return key == f.name; });

@@ -214,7 +214,7 @@ Profile load_profile(const std::string& path) {
   json j;
   try {
     j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number overflow
     throw Error("profile", path + ": not valid JSON: " + e.what());
   }
   Profile profile;
@@ -222,6 +222,8 @@ Profile load_profile(const std::string& path) {
     profile = j.get<Profile>();
   } catch (const Error& e) {
     throw Error("profile", path + ": " + detail_of(e));
+  } catch (const json::exception& e) {
+    throw Error("profile", path + ": " + e.what());
   }
   if (profile.kernel_hash != kernel_templates_hash())
     throw Error("profile", path + ": tuned for other kernels (hash " + profile.kernel_hash +

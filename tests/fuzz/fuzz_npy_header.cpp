@@ -8,10 +8,10 @@
 
 namespace {
 
-bool element_count_fits(const clsort::cli::NpyHeader& header, std::size_t element_size) {
-  std::uint64_t bytes = element_size;
+bool element_count_fits(const clsort::cli::NpyHeader& header) {
+  std::uint64_t count = 1;
   for (const std::uint64_t d : header.shape)
-    if (__builtin_mul_overflow(bytes, d, &bytes)) return false;
+    if (__builtin_mul_overflow(count, d, &count)) return false;
   return true;
 }
 
@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const InputError&) {
     return 0;  // rejected with a message naming the file: fine
   }
-  // An accepted header must describe an array whose size in bytes can be computed.
-  if (header.data_offset > size || !element_count_fits(header, dtype.size)) std::abort();
+  // An accepted header lies within the input and counts its elements without overflow.
+  if (header.data_offset > size || !element_count_fits(header) || dtype.size == 0) std::abort();
   // What the writer makes of it parses back to the same array.
   const NpyHeader again = parse_npy_header(make_npy_header(header.descr, header.shape), "again");
   if (again.descr != header.descr || again.shape != header.shape) std::abort();

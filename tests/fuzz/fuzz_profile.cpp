@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include <clsort/error.hpp>
 #include <clsort/profile.hpp>
 #include <nlohmann/json.hpp>
 
