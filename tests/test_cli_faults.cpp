@@ -54,6 +54,14 @@ struct FaultyCli : CliFixture {
     return present;
   }
 
+  // Runs the CLI with `faults` armed: exit status 1 and an error that names `fragment`.
+  void expect_failure(const std::string& arguments, const std::string& faults,
+                      const std::string& fragment) const {
+    const Result r = run(arguments, with_faults(faults));
+    BOOST_TEST(r.exit_code == 1, r.output);
+    BOOST_TEST(has(r, fragment));
+  }
+
   std::size_t files_in(const std::string& folder) const {
     return static_cast<std::size_t>(
         std::distance(fs::directory_iterator(path(folder)), fs::directory_iterator()));
@@ -67,11 +75,8 @@ BOOST_FIXTURE_TEST_SUITE(cli_faults, FaultyCli)
 BOOST_AUTO_TEST_CASE(a_failed_kernel_launch_fails_one_file_of_a_batch) {
   const std::string names = write_inputs(3, 40009);
   fs::create_directories(path("out"));
-  const Result r =
-      run("sort -q" + names + " -o " + path("out"), with_faults("clEnqueueNDRangeKernel@5"));
-  BOOST_TEST(r.exit_code == 1, r.output);
-  BOOST_TEST(has(r, "enqueue kernel"));
-  BOOST_TEST(has(r, "CL_OUT_OF_RESOURCES"));
+  expect_failure("sort -q" + names + " -o " + path("out"), "clEnqueueNDRangeKernel@5",
+                 "enqueue kernel");
   expect_inputs_intact();
   BOOST_TEST(check_outputs("out") == 2u);
   BOOST_TEST(files_in("out") == 2u);
@@ -79,23 +84,16 @@ BOOST_AUTO_TEST_CASE(a_failed_kernel_launch_fails_one_file_of_a_batch) {
 
 BOOST_AUTO_TEST_CASE(a_failed_read_back_leaves_an_in_place_input_untouched) {
   const std::string names = write_inputs(1, 30011);
-  const Result r = run("sort -q --in-place" + names, with_faults("clEnqueueReadBuffer"));
-  BOOST_TEST(r.exit_code == 1, r.output);
-  BOOST_TEST(has(r, "read buffer"));
+  expect_failure("sort -q --in-place" + names, "clEnqueueReadBuffer", "read buffer");
   expect_inputs_intact();
   BOOST_TEST(files() == std::set<std::string>{"in0.npy"});
 }
 
 BOOST_AUTO_TEST_CASE(allocation_and_build_failures_are_named) {
   const std::string names = write_inputs(1, 20011);
-  const Result allocation =
-      run("sort -q" + names + " -o " + path("sorted.npy"), with_faults("clCreateBuffer*100"));
-  BOOST_TEST(allocation.exit_code == 1, allocation.output);
-  BOOST_TEST(has(allocation, "CL_MEM_OBJECT_ALLOCATION_FAILURE"));
-  const Result build =
-      run("sort -q" + names + " -o " + path("sorted.npy"), with_faults("clBuildProgram*100"));
-  BOOST_TEST(build.exit_code == 1, build.output);
-  BOOST_TEST(has(build, "build program"));
+  const std::string sort = "sort -q" + names + " -o " + path("sorted.npy");
+  expect_failure(sort, "clCreateBuffer*100", "CL_MEM_OBJECT_ALLOCATION_FAILURE");
+  expect_failure(sort, "clBuildProgram*100", "build program");
   expect_inputs_intact();
   BOOST_TEST(files() == std::set<std::string>{"in0.npy"});
 }
@@ -104,15 +102,13 @@ BOOST_AUTO_TEST_CASE(a_failure_in_an_out_of_core_run_leaves_no_output_or_run_fil
   const std::string names = write_inputs(1, 200003);
   const std::string temporary = path("tmp");
   fs::create_directories(temporary);
-  const Result r = run("sort -q -S 256K -T " + temporary + names + " -o " + path("sorted.npy"),
-                       with_faults("clEnqueueNDRangeKernel@40"));
-  BOOST_TEST(r.exit_code == 1, r.output);
-  BOOST_TEST(has(r, "CL_OUT_OF_RESOURCES"));
+  const std::string sort = "sort -q -S 256K -T " + temporary + names + " -o " + path("sorted.npy");
+  expect_failure(sort, "clEnqueueNDRangeKernel@40", "CL_OUT_OF_RESOURCES");
   expect_inputs_intact();
   BOOST_TEST(files() == (std::set<std::string>{"in0.npy", "tmp"}));
   BOOST_TEST(files_in("tmp") == 0u);
   // The same run without the fault succeeds, so the fault was what stopped it.
-  const Result clean = run("sort -q -S 256K -T " + temporary + names + " -o " + path("sorted.npy"));
+  const Result clean = run(sort);
   BOOST_TEST(clean.exit_code == 0, clean.output);
 }
 

@@ -12,9 +12,19 @@ using namespace clsort::test;
 
 namespace {
 
-// A GPU's defaults (bitmask ranking, 256-wide work-groups) on whatever device the tests use.
-DeviceDisguise gpu_disguise() {
-  return {.type = CL_DEVICE_TYPE_GPU};
+// Disguises give the device the type GPU where the GPU defaults (bitmask ranking, 256-wide
+// work-groups) should meet a limit, whatever device the tests run on.
+constexpr cl_device_type gpu = CL_DEVICE_TYPE_GPU;
+
+// A sort that must be refused with an error naming `fragment`, leaving the keys unchanged.
+template <class K>
+void expect_refused(Sorter& sorter, std::vector<K> keys, const std::string& fragment) {
+  const auto original = keys;
+  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [&](const Error& e) {
+    BOOST_TEST_MESSAGE(e.what());
+    return std::string(e.what()).find(fragment) != std::string::npos;
+  });
+  BOOST_TEST(first_difference(keys, original) == keys.size());
 }
 
 // Every key width, keys and pairs, a size with a partial last block.
@@ -41,9 +51,7 @@ BOOST_FIXTURE_TEST_SUITE(device_trouble, DefaultsOnly)
 
 BOOST_AUTO_TEST_CASE(defaults_shrink_to_a_kernel_work_group_limit) {
   FaultScope scope;
-  DeviceDisguise disguise = gpu_disguise();
-  disguise.kernel_work_group_limit = 48;
-  disguise_device(disguise);
+  disguise_device({.type = gpu, .kernel_work_group_limit = 48});
   Sorter sorter(test_queue());
   BOOST_TEST(sorter.params_for(KeyType::f32, 4, 5003).work_group_size > 48);
   expect_every_width_sorts(sorter);
@@ -59,21 +67,13 @@ BOOST_AUTO_TEST_CASE(chosen_parameters_over_a_kernel_limit_are_refused_by_name) 
   p.work_group_size = 64;
   p.scan_work_group_size = 32;
   Sorter sorter(test_queue(), p);
-  auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1000, 3);
-  const auto original = keys;
-  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [](const Error& e) {
-    const std::string what = e.what();
-    return what.find("work_group_size = 64") != std::string::npos &&
-           what.find("CL_KERNEL_WORK_GROUP_SIZE = 48") != std::string::npos;
-  });
-  BOOST_TEST(first_difference(keys, original) == keys.size());
+  expect_refused(sorter, make_keys<std::uint32_t>(Distribution::uniform, 1000, 3),
+                 "work_group_size = 64 exceeds CL_KERNEL_WORK_GROUP_SIZE = 48");
 }
 
 BOOST_AUTO_TEST_CASE(defaults_fit_a_small_local_memory) {
   FaultScope scope;
-  DeviceDisguise disguise = gpu_disguise();
-  disguise.local_memory_bytes = 2048;
-  disguise_device(disguise);
+  disguise_device({.type = gpu, .local_memory_bytes = 2048});
   Sorter sorter(test_queue());
   for (std::size_t key_bytes : {1, 2, 4, 8})
     for (std::size_t value_bytes : {0, 4, 8, 16}) {
@@ -85,17 +85,10 @@ BOOST_AUTO_TEST_CASE(defaults_fit_a_small_local_memory) {
 
 BOOST_AUTO_TEST_CASE(too_little_local_memory_is_a_clear_error) {
   FaultScope scope;
-  DeviceDisguise disguise = gpu_disguise();
-  disguise.local_memory_bytes = 16;
-  disguise_device(disguise);
+  disguise_device({.type = gpu, .local_memory_bytes = 16});
   Sorter sorter(test_queue());
-  auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1000, 4);
-  const auto original = keys;
-  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [](const Error& e) {
-    BOOST_TEST_MESSAGE(e.what());
-    return std::string(e.what()).find("CL_DEVICE_LOCAL_MEM_SIZE = 16") != std::string::npos;
-  });
-  BOOST_TEST(first_difference(keys, original) == keys.size());
+  expect_refused(sorter, make_keys<std::uint32_t>(Distribution::uniform, 1000, 4),
+                 "CL_DEVICE_LOCAL_MEM_SIZE = 16");
 }
 
 BOOST_AUTO_TEST_CASE(no_64_bit_atomics_and_no_fp64_are_not_needed) {
@@ -114,12 +107,8 @@ BOOST_AUTO_TEST_CASE(an_embedded_profile_without_int64_sorts_32_bit_keys_and_ref
   Sorter sorter(test_queue());
   expect_sorted_pairs<std::uint32_t, std::uint32_t>(
       sorter, make_keys<std::uint32_t>(Distribution::uniform, 5003, 6), {}, "uniform");
-  auto keys = make_keys<double>(Distribution::uniform, 1000, 7);
-  const auto original = keys;
-  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [](const Error& e) {
-    return std::string(e.what()).find("without cles_khr_int64") != std::string::npos;
-  });
-  BOOST_TEST(first_difference(keys, original) == keys.size());
+  expect_refused(sorter, make_keys<double>(Distribution::uniform, 1000, 7),
+                 "without cles_khr_int64");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
