@@ -72,9 +72,22 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
 /* NVIDIA warp primitives (sm_70+), used only when the device reports 32-wide warps. */
 #define WARP 32
 #define WARPS (WG / WARP)
-inline uint match_any(uint value) {
-  uint peers;
-  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(value));
+inline uint ballot(uint predicate) {
+  uint lanes;
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+               : "=r"(lanes)
+               : "r"(predicate));
+  return lanes;
+}
+/* The lanes whose digit equals this lane's, from one ballot per digit bit. match.any does this
+   in one instruction but measured 35% slower per pass on the H200: it is a slow, serial one. */
+inline uint digit_peers(uint digit) {
+  uint peers = 0xffffffffu;
+  #pragma unroll
+  for (uint bit = 0; bit < {{ radix_bits }}; ++bit) {
+    const uint lanes_with_bit = ballot((digit >> bit) & 1u);
+    peers &= ((digit >> bit) & 1u) ? lanes_with_bit : ~lanes_with_bit;
+  }
   return peers;
 }
 inline uint lanes_below(void) {
@@ -84,6 +97,28 @@ inline uint lanes_below(void) {
 }
 inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;"); }
 {% endif %}
+
+/* Digit d's count over all tiles before `tile` (> 0): walks back until a tile that holds an
+   inclusive prefix, reading LOOKBACK_WIDTH status words per round so that their latencies
+   overlap (the walk is a chain of dependent L2 reads, the pass's second largest cost). */
+#define LOOKBACK_WIDTH 4
+inline uint exclusive_prefix(volatile __global const uint* status, uint tile, uint d) {
+  uint prefix = 0;
+  int t = (int)tile - 1;
+  for (;;) {
+    uint seen[LOOKBACK_WIDTH];
+    #pragma unroll
+    for (int k = 0; k < LOOKBACK_WIDTH; ++k)
+      seen[k] = t - k >= 0 ? status[(offset_t)(t - k) * RADIX + d] : STATUS_PREFIX;
+    #pragma unroll
+    for (int k = 0; k < LOOKBACK_WIDTH; ++k) {
+      if (seen[k] == 0) break; /* tile t has not published yet: read again from it */
+      prefix += seen[k] & STATUS_COUNT;
+      if (seen[k] & STATUS_PREFIX) return prefix;
+      --t;
+    }
+  }
+}
 
 /* One LSD pass. Each work-group takes the next tile by ticket, ranks its keys stably, publishes
    its digit counts, looks back over earlier tiles for its global offsets, then writes its keys
@@ -154,8 +189,8 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = POSITION(j) < n;
-    const uint digit = valid ? DIGIT(keys[j]) : RADIX + lane; /* invalid lanes match no one */
-    const uint peers = match_any(digit);
+    const uint digit = valid ? DIGIT(keys[j]) : 0;
+    const uint peers = digit_peers(digit) & ballot(valid); /* lanes past n match no one */
     const uint before = valid ? my_counts[digit] : 0;
     warp_sync();
     if (valid && (peers & below) == 0) my_counts[digit] = before + popcount(peers);
@@ -210,14 +245,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
       global_minus_local[d] = (int)digit_offsets[d];
       continue;
     }
-    uint prefix = 0;
-    for (int t = (int)tile - 1; t >= 0;) {
-      const uint word_seen = status[(offset_t)t * RADIX + d];
-      if (word_seen == 0) continue; /* that tile has not published yet */
-      prefix += word_seen & STATUS_COUNT;
-      if (word_seen & STATUS_PREFIX) break;
-      --t;
-    }
+    const uint prefix = exclusive_prefix(status, tile, d);
     atomic_xchg(status + (offset_t)tile * RADIX + d, STATUS_PREFIX | (prefix + tile_counts[d]));
     global_minus_local[d] = (int)(digit_offsets[d] + prefix);
   }

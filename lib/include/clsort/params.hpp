@@ -28,8 +28,9 @@ enum class Ranking {
   serial,
   /// A work-group ranks rounds of keys with per-digit bitmasks in local memory (any device).
   bitmask,
-  /// Warps rank with match.any through inline PTX (onesweep only; NVIDIA GPUs of compute
-  /// capability 7.0 or later reporting 32-wide warps through cl_nv_device_attribute_query).
+  /// Warps find the keys sharing their digit with ballots through inline PTX and rank them
+  /// (onesweep only; NVIDIA GPUs of compute capability 7.0 or later reporting 32-wide warps
+  /// through cl_nv_device_attribute_query).
   warp_match,
 };
 
