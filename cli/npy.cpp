@@ -120,12 +120,18 @@ std::uint32_t little_endian(std::string_view bytes, std::size_t offset, std::siz
   return value;
 }
 
+// The product of the dimensions, or nothing when it reaches 2^64.
+std::optional<std::uint64_t> checked_element_count(const std::vector<std::uint64_t>& shape) {
+  std::uint64_t count = 1;
+  for (const std::uint64_t d : shape)
+    if (__builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  return count;
+}
+
 }  // namespace
 
 std::uint64_t NpyHeader::element_count() const {
-  std::uint64_t count = 1;
-  for (std::uint64_t d : shape) count *= d;
-  return count;
+  return checked_element_count(shape).value();
 }
 
 NpyHeader parse_npy_header(std::string_view bytes, const std::string& file) {
@@ -142,10 +148,8 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& file) {
     throw InputError(file, "truncated .npy header: it claims " + std::to_string(header_length) +
                                " bytes, the file has " + std::to_string(bytes.size() - prefix));
   NpyHeader header = DictReader(bytes.substr(prefix, header_length), file).read();
-  std::uint64_t count = 1;
-  for (const std::uint64_t d : header.shape)
-    if (__builtin_mul_overflow(count, d, &count))
-      throw InputError(file, "shape " + shape_text(header.shape) + " has 2^64 elements or more");
+  if (!checked_element_count(header.shape))
+    throw InputError(file, "shape " + shape_text(header.shape) + " has 2^64 elements or more");
   header.major_version = major;
   header.data_offset = prefix + header_length;
   return header;

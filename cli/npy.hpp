@@ -18,6 +18,7 @@ struct NpyHeader {
   std::vector<std::uint64_t> shape;
   std::size_t data_offset = 0;  ///< bytes before the array data
 
+  /// The number of elements; parse_npy_header refuses shapes where it reaches 2^64.
   std::uint64_t element_count() const;
 };
 

@@ -80,7 +80,7 @@ inline uint ballot(uint predicate) {
   return lanes;
 }
 /* The lanes whose digit equals this lane's, from one ballot per digit bit. match.any does this
-   in one instruction but measured 35% slower per pass on the H200: it is a slow, serial one. */
+   in one instruction, but with it the whole u32 sort at 2^28 took 35% longer on the H200. */
 inline uint digit_peers(uint digit) {
   uint peers = 0xffffffffu;
   #pragma unroll
