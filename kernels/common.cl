@@ -15,15 +15,17 @@ typedef {{ offset_type }} offset_t;   /* wide enough for every index and global 
    Descending inverts the order of every non-NaN key. */
 inline key_t ordered_bits(key_t k, uint descending) {
 {% if key_kind == "unsigned" %}
-  key_t o = k;
+  return descending ? (key_t)~k : k;
 {% elif key_kind == "signed" %}
-  key_t o = (key_t)(k ^ SIGN_BIT);
-{% else %}
-  key_t magnitude = k & (key_t)~SIGN_BIT;
-  if (magnitude > EXPONENT_ALL_ONES) return (key_t)~(key_t)0;
-  key_t o = magnitude == 0 ? SIGN_BIT : ((k & SIGN_BIT) ? (key_t)~k : (key_t)(k | SIGN_BIT));
-{% endif %}
+  const key_t o = (key_t)(k ^ SIGN_BIT);
   return descending ? (key_t)~o : o;
+{% else %}
+  const key_t magnitude = k & (key_t)~SIGN_BIT;
+  /* Negative keys flip every bit, the others only the sign: selects, no branch. */
+  const key_t flip = (key_t)((key_t)0 - (k >> {{ key_bits - 1 }})) | SIGN_BIT;
+  const key_t o = magnitude == 0 ? SIGN_BIT : (key_t)(k ^ flip);
+  return magnitude > EXPONENT_ALL_ONES ? (key_t)~(key_t)0 : (descending ? (key_t)~o : o);
+{% endif %}
 }
 
 inline uint digit_of(key_t k, uint descending, uint shift, uint mask) {

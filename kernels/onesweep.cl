@@ -18,9 +18,9 @@ inline uint pass_mask(uint begin_bit, uint end_bit, uint pass) {
   return (1u << width) - 1u;
 }
 
-/* Exclusive scan of data[0, RADIX) in local memory by the whole work-group; returns nothing,
-   leaves the total in *total. Every work-item must call it. */
-inline void scan_digits(__local uint* data, __local uint* partial, __local uint* total) {
+/* Exclusive scan of data[0, RADIX) in local memory by the whole work-group, in place. Every
+   work-item must call it; it ends with a barrier. */
+inline void scan_digits(__local uint* data, __local uint* partial) {
   const uint lid = get_local_id(0);
   const uint per_item = (RADIX + WG - 1) / WG;
   const uint first = min(lid * per_item, (uint)RADIX);
@@ -41,9 +41,19 @@ inline void scan_digits(__local uint* data, __local uint* partial, __local uint*
     data[d] = running;
     running += count;
   }
-  if (lid == WG - 1) *total = partial[WG - 1];
   barrier(CLK_LOCAL_MEM_FENCE);
 }
+
+/* Adds ordered key o's digit of every pass to counts[pass * RADIX + digit]. */
+inline void count_digits(__local uint* counts, key_t o, uint begin_bit, uint end_bit, uint passes) {
+  for (uint p = 0; p < passes; ++p) {
+    const uint digit = (uint)(o >> pass_shift(begin_bit, p)) & pass_mask(begin_bit, end_bit, p);
+    atomic_inc(&counts[p * RADIX + digit]);
+  }
+}
+
+/* Keys a work-item loads before counting any of them, so that many loads are in flight. */
+#define HISTOGRAM_BATCH 8
 
 /* Digit counts of every pass in one read of the keys: hist[pass * RADIX + digit]. The buffer
    must be zeroed first. */
@@ -55,13 +65,17 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
   for (uint i = lid; i < passes * RADIX; i += WG) counts[i] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   const offset_t stride = get_global_size(0);
-  for (offset_t i = get_global_id(0); i < n; i += stride) {
-    const key_t o = ordered_bits(keys[i], descending);
-    for (uint p = 0; p < passes; ++p) {
-      const uint digit = (uint)(o >> pass_shift(begin_bit, p)) & pass_mask(begin_bit, end_bit, p);
-      atomic_inc(&counts[p * RADIX + digit]);
-    }
+  offset_t i = get_global_id(0);
+  for (; i < n && n - i > (HISTOGRAM_BATCH - 1) * stride; i += HISTOGRAM_BATCH * stride) {
+    key_t batch[HISTOGRAM_BATCH];
+    #pragma unroll
+    for (uint b = 0; b < HISTOGRAM_BATCH; ++b) batch[b] = keys[i + b * stride];
+    #pragma unroll
+    for (uint b = 0; b < HISTOGRAM_BATCH; ++b)
+      count_digits(counts, ordered_bits(batch[b], descending), begin_bit, end_bit, passes);
   }
+  for (; i < n; i += stride)
+    count_digits(counts, ordered_bits(keys[i], descending), begin_bit, end_bit, passes);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < passes * RADIX; i += WG) {
     if (counts[i] != 0) atomic_add(&hist[i], counts[i]);
@@ -72,23 +86,13 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
 /* NVIDIA warp primitives (sm_70+), used only when the device reports 32-wide warps. */
 #define WARP 32
 #define WARPS (WG / WARP)
-inline uint ballot(uint predicate) {
-  uint lanes;
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
-               : "=r"(lanes)
-               : "r"(predicate));
-  return lanes;
-}
-/* The lanes whose digit equals this lane's, from one ballot per digit bit. match.any does this
-   in one instruction, but with it the whole u32 sort at 2^28 took 35% longer on the H200. */
-inline uint digit_peers(uint digit) {
-  uint peers = 0xffffffffu;
-  #pragma unroll
-  for (uint bit = 0; bit < {{ radix_bits }}; ++bit) {
-    const uint lanes_with_bit = ballot((digit >> bit) & 1u);
-    peers &= ((digit >> bit) & 1u) ? lanes_with_bit : ~lanes_with_bit;
-  }
-  return peers;
+/* `value` as lane `lane` holds it. */
+inline uint shuffle_from(uint value, uint lane) {
+  uint result;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+               : "=r"(result)
+               : "r"(value), "r"(lane));
+  return result;
 }
 inline uint lanes_below(void) {
   uint mask;
@@ -120,9 +124,10 @@ inline uint exclusive_prefix(volatile __global const uint* status, uint tile, ui
   }
 }
 
-/* One LSD pass. Each work-group takes the next tile by ticket, ranks its keys stably, publishes
-   its digit counts, looks back over earlier tiles for its global offsets, then writes its keys
-   (and values) in digit order so that neighbouring work-items write neighbouring addresses. */
+/* One LSD pass. Each work-group takes the next tile by ticket, counts its digits and publishes
+   the counts, ranks its keys stably to their slots in the tile's digit order, looks back over
+   earlier tiles for its global offsets, then writes its keys (and values) in slot order so that
+   neighbouring work-items write neighbouring addresses. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 {% if value_bytes > 0 %}
@@ -135,21 +140,29 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   volatile __global uint* status = all_status + (offset_t)pass * tiles * RADIX;
   __local uint tile_id;
   __local uint tile_counts[RADIX];      /* keys of each digit in this tile */
+  __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
   __local uint partial[WG];
-  __local uint total;
   __local int global_minus_local[RADIX];
+{% if ranking == "warp_match" %}
+  /* Until ranking ends, the tile's key buffer holds each warp's digit masks instead. */
+#define MASK_KEYS ((WARPS * RADIX * 4 + sizeof(key_t) - 1) / sizeof(key_t))
+  __local key_t sorted_keys[TILE > MASK_KEYS ? TILE : MASK_KEYS];
+{% else %}
   __local key_t sorted_keys[TILE];
+{% endif %}
 {% if value_bytes > 0 %}
   __local value_t sorted_values[TILE];
 {% endif %}
   const uint lid = get_local_id(0);
   if (lid == 0) tile_id = atomic_inc(&tickets[pass]);
-  for (uint d = lid; d < RADIX; d += WG) tile_counts[d] = 0;
 {% if ranking == "warp_match" %}
-  /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP. */
-  __local uint warp_counts[WARPS * RADIX];
+  /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP.
+     warp_slots[w * RADIX + d]: first the warp's count of digit d, then the slot of its next
+     key of digit d. */
+  __local uint warp_slots[WARPS * RADIX];
   const uint warp = lid / WARP, lane = lid % WARP;
-  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_counts[i] = 0;
+  __local uint* warp_masks = (__local uint*)sorted_keys;
+  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] = warp_masks[i] = 0;
 #define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
 {% else %}
   /* Rounds of WG keys: round j holds tile positions [j * WG, (j + 1) * WG). */
@@ -157,60 +170,86 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint digit_masks[RADIX * MASK_WORDS];
   __local uint earlier_rounds[RADIX];
   for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
-  for (uint d = lid; d < RADIX; d += WG) earlier_rounds[d] = 0;
+  for (uint d = lid; d < RADIX; d += WG) {
+    earlier_rounds[d] = 0;
+    tile_counts[d] = 0;
+  }
 #define POSITION(j) (tile_begin + (j) * WG + lid)
 {% endif %}
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile = tile_id;
   const offset_t tile_begin = (offset_t)tile * TILE;
-#define DIGIT(k) digit_of((k), descending, shift, mask)
+  /* Only the last tile can be partial; the others skip every per-key compare with n. */
+  const bool full_tile = tile_begin + TILE <= n;
+#define HAS_KEY(j) (full_tile || POSITION(j) < n)
 
-  /* 1. Load every key of the tile before using any, so all loads are in flight at once; keys
-     and ranks stay in registers (the loops are unrolled), digits are recomputed when needed. */
+  /* 1. Load every key of the tile before using any, so all loads are in flight at once. Keys
+     and slots stay in registers (the loops are unrolled); slots[j] holds key j's digit until
+     ranking turns it into the key's slot in the tile, so each digit is computed once. */
   key_t keys[EPT];
-  uint ranks[EPT];
+  uint slots[EPT];
   #pragma unroll
-  for (uint j = 0; j < EPT; ++j) keys[j] = POSITION(j) < n ? keys_in[POSITION(j)] : 0;
+  for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) slots[j] = digit_of(keys[j], descending, shift, mask);
 
-  /* 2. Count the tile's digits and publish them at once, so that later tiles looking back
-     find this tile's aggregate without waiting for its ranking. */
+  /* 2. Count the tile's digits and publish the counts at once, so that later tiles looking
+     back find this tile's aggregate without waiting for its ranking; then scan them. */
+{% if ranking == "warp_match" %}
+  __local uint* my_slots = warp_slots + warp * RADIX;
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
-    if (POSITION(j) < n) atomic_inc(&tile_counts[DIGIT(keys[j])]);
+    if (HAS_KEY(j)) atomic_inc(&my_slots[slots[j]]);
   barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < RADIX; d += WG) { /* per digit, warps' counts become their bases */
+    uint running = 0;
+    for (uint w = 0; w < WARPS; ++w) {
+      const uint count = warp_slots[w * RADIX + d];
+      warp_slots[w * RADIX + d] = running;
+      running += count;
+    }
+    tile_counts[d] = running;
+    tile_starts[d] = running;
+  }
+{% else %}
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j)
+    if (HAS_KEY(j)) atomic_inc(&tile_counts[slots[j]]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < RADIX; d += WG) tile_starts[d] = tile_counts[d];
+{% endif %}
   for (uint d = lid; d < RADIX; d += WG)
     atomic_xchg(status + (offset_t)tile * RADIX + d,
                 (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scan_digits(tile_starts, partial);
 
-  /* 3. Rank each key among the tile's keys of its digit, stably. */
+  /* 3. Rank each key among the tile's keys of its digit, stably: slots[j] becomes its slot. */
 {% if ranking == "warp_match" %}
-  __local uint* my_counts = warp_counts + warp * RADIX;
+  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] += tile_starts[i % RADIX];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Per round, the lanes holding digit d each set their bit in the warp's mask of d; the
+     lowest of them (the leader) claims their slots with one local atomic, shares the first
+     by shuffle, and clears the mask. With 8 ballots per key instead of the masks the whole
+     u32 sort at 2^28 took 14% longer on the H200, and with a read, warp barrier and write
+     of the slot counter instead of the atomic and shuffle 8% longer. */
   const uint below = lanes_below();
+  __local uint* my_masks = warp_masks + warp * RADIX;
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
-    const bool valid = POSITION(j) < n;
-    const uint digit = valid ? DIGIT(keys[j]) : 0;
-    const uint peers = digit_peers(digit) & ballot(valid); /* lanes past n match no one */
-    const uint before = valid ? my_counts[digit] : 0;
+    const bool valid = HAS_KEY(j);
+    const uint digit = slots[j];
+    if (valid) atomic_or(&my_masks[digit], 1u << lane);
     warp_sync();
-    if (valid && (peers & below) == 0) my_counts[digit] = before + popcount(peers);
+    const uint peers = valid ? my_masks[digit] : 0;
+    const bool leads = valid && (peers & below) == 0;
+    uint first = leads ? atomic_add(&my_slots[digit], popcount(peers)) : 0;
+    first = shuffle_from(first, 31 - clz(peers & (0u - peers))); /* from the lowest peer */
+    if (leads) my_masks[digit] = 0;
     warp_sync();
-    ranks[j] = before + popcount(peers & below);
+    slots[j] = first + popcount(peers & below);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  /* Per digit, earlier warps' counts become this warp's base. */
-  for (uint d = lid; d < RADIX; d += WG) {
-    uint running = 0;
-    for (uint w = 0; w < WARPS; ++w) {
-      const uint count = warp_counts[w * RADIX + d];
-      warp_counts[w * RADIX + d] = running;
-      running += count;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  #pragma unroll
-  for (uint j = 0; j < EPT; ++j)
-    if (POSITION(j) < n) ranks[j] += my_counts[DIGIT(keys[j])];
+  barrier(CLK_LOCAL_MEM_FENCE); /* every warp's masks are done before keys land over them */
 {% else %}
   /* Each work-item sets its bit in its digit's bitmask; its rank is the number of set bits
      below its own plus the digit's count in earlier rounds. */
@@ -218,15 +257,15 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   const uint below = (1u << (lid % 32)) - 1u;
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
-    const bool valid = POSITION(j) < n;
-    const uint digit = DIGIT(keys[j]);
+    const bool valid = HAS_KEY(j);
+    const uint digit = slots[j];
     if (valid) atomic_or(&digit_masks[digit * MASK_WORDS + word], 1u << (lid % 32));
     barrier(CLK_LOCAL_MEM_FENCE);
     if (valid) {
       __local const uint* masks = digit_masks + digit * MASK_WORDS;
       uint rank = earlier_rounds[digit] + popcount(masks[word] & below);
       for (uint w = 0; w < word; ++w) rank += popcount(masks[w]);
-      ranks[j] = rank;
+      slots[j] = tile_starts[digit] + rank;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < RADIX; d += WG) {
@@ -241,39 +280,33 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 
   /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
   for (uint d = lid; d < RADIX; d += WG) {
-    if (tile == 0) {
-      global_minus_local[d] = (int)digit_offsets[d];
-      continue;
+    uint prefix = 0;
+    if (tile > 0) {
+      prefix = exclusive_prefix(status, tile, d);
+      atomic_xchg(status + (offset_t)tile * RADIX + d, STATUS_PREFIX | (prefix + tile_counts[d]));
     }
-    const uint prefix = exclusive_prefix(status, tile, d);
-    atomic_xchg(status + (offset_t)tile * RADIX + d, STATUS_PREFIX | (prefix + tile_counts[d]));
-    global_minus_local[d] = (int)(digit_offsets[d] + prefix);
+    global_minus_local[d] = (int)(digit_offsets[d] + prefix) - (int)tile_starts[d];
   }
-  scan_digits(tile_counts, partial, &total);  /* tile_counts now holds the tile's digit starts */
-  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] -= (int)tile_counts[d];
 
-  /* 5. Reorder the tile in local memory, then write it out in order: neighbouring work-items
-     write neighbouring addresses within each digit's run. */
+  /* 5. Reorder the tile in local memory, then write it out in slot order: neighbouring
+     work-items write neighbouring addresses within each digit's run. */
   #pragma unroll
-  for (uint j = 0; j < EPT; ++j) {
-    if (POSITION(j) < n) {
-      const uint slot = tile_counts[DIGIT(keys[j])] + ranks[j];
-      sorted_keys[slot] = keys[j];
-      ranks[j] = slot;
-    }
-  }
+  for (uint j = 0; j < EPT; ++j)
+    if (HAS_KEY(j)) sorted_keys[slots[j]] = keys[j];
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile_size = (uint)min((offset_t)TILE, n - tile_begin);
   for (uint i = lid; i < tile_size; i += WG) {
     const key_t key = sorted_keys[i];
-    keys_out[(offset_t)(global_minus_local[DIGIT(key)] + (int)i)] = key;
+    keys_out[(offset_t)(global_minus_local[digit_of(key, descending, shift, mask)] + (int)i)] = key;
   }
 {% if value_bytes > 0 %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
-    if (POSITION(j) < n) sorted_values[ranks[j]] = values_in[POSITION(j)];
+    if (HAS_KEY(j)) sorted_values[slots[j]] = values_in[POSITION(j)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint i = lid; i < tile_size; i += WG)
-    values_out[(offset_t)(global_minus_local[DIGIT(sorted_keys[i])] + (int)i)] = sorted_values[i];
+  for (uint i = lid; i < tile_size; i += WG) {
+    const uint digit = digit_of(sorted_keys[i], descending, shift, mask);
+    values_out[(offset_t)(global_minus_local[digit] + (int)i)] = sorted_values[i];
+  }
 {% endif %}
 }

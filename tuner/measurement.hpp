@@ -8,6 +8,7 @@
 
 #include <clsort/opencl.hpp>
 #include <clsort/params.hpp>
+#include <clsort/sorter.hpp>
 #include <clsort/types.hpp>
 
 namespace clsort::tune {
@@ -38,7 +39,8 @@ class Bench {
   explicit Bench(cl::Device device);
   /// Sorts random input with `params` (checked bit for bit against std::stable_sort on the
   /// host, values included) `warmup + repeats` times; returns the median time of the repeats.
-  /// A first warm-up run longer than `give_up_ms` ends the measurement as "slow".
+  /// A first warm-up run longer than `give_up_ms` (after an untimed sort of a few keys, see
+  /// prime) ends the measurement as "slow".
   Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
                       double give_up_ms);
   const cl::Device& device() const { return device_; }
@@ -46,6 +48,8 @@ class Bench {
  private:
   void recreate();
   const Input& input_for(const Problem& problem);
+  void prime(Sorter& sorter, const cl::Buffer& keys, const cl::Buffer& values,
+             const Problem& problem);
   cl::Device device_;
   cl::Context context_;
   cl::CommandQueue queue_;

@@ -16,7 +16,7 @@ struct DeviceLimits {
   std::uint64_t max_allocation_bytes = 0;
   std::size_t compute_units = 1;
   /// NVIDIA sm_70+ with 32-wide warps, as cl_nv_device_attribute_query reports: the PTX warp
-  /// primitives (vote.ballot, lane masks, bar.warp.sync) are available.
+  /// primitives (shfl.sync, lane masks, bar.warp.sync) are available.
   bool has_warp_match = false;
   /// 64-bit integers in OpenCL C: always in the full profile, an extension in the embedded one.
   bool has_64bit_integers = true;

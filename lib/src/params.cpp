@@ -78,12 +78,15 @@ std::size_t reduce_then_scan_local_bytes(const Params& p) {
 std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   const std::size_t tile = wg * static_cast<std::size_t>(p.elements_per_thread);
-  const std::size_t ranking = p.ranking == Ranking::warp_match
-                                  ? (wg / 32) * digit_count(p) * 4
-                                  : digit_count(p) * ((wg + 31) / 32 + 1) * 4;
+  const bool warp_match = p.ranking == Ranking::warp_match;
+  // warp_match: per-warp slot counters, and digit masks that share the tile's key buffer.
+  const std::size_t warp_tables = (wg / 32) * digit_count(p) * 4;
+  const std::size_t ranking = warp_match ? warp_tables : digit_count(p) * ((wg + 31) / 32 + 1) * 4;
+  const std::size_t key_buffer =
+      warp_match ? std::max(tile * key_bytes, warp_tables) : tile * key_bytes;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t pass_kernel =
-      tile * (key_bytes + value_bytes) + digit_count(p) * 12 + wg * 4 + ranking + 16;
+      key_buffer + tile * value_bytes + digit_count(p) * 12 + wg * 4 + ranking + 16;
   return std::max(pass_kernel, passes * digit_count(p) * 4);
 }
 
