@@ -29,8 +29,9 @@ enum class Ranking {
   /// A work-group ranks rounds of keys with per-digit bitmasks in local memory (any device).
   bitmask,
   /// Warps find the keys sharing their digit with per-warp masks in local memory and rank them
-  /// with one atomic per digit group and a shuffle through inline PTX (onesweep only; NVIDIA GPUs of compute capability 7.0 or later reporting 32-wide warps
-  /// through cl_nv_device_attribute_query).
+  /// with one atomic per digit group and a shuffle through inline PTX (onesweep only; NVIDIA
+  /// GPUs of compute capability 7.0 or later reporting 32-wide warps through
+  /// cl_nv_device_attribute_query).
   warp_match,
 };
 
