@@ -9,10 +9,9 @@ void count_digits(__global const key_t* keys, offset_t n, uint shift, uint mask,
   const offset_t block = get_global_id(0);
   if (block >= num_blocks) return;
   uint counts[RADIX];
-  for (uint d = 0; d < RADIX; ++d) counts[d] = 0;
   const offset_t begin = block * EPT;
-  const offset_t end = min(begin + EPT, n);
-  for (offset_t i = begin; i < end; ++i) ++counts[digit_of(keys[i], descending, shift, mask)];
+  count_block_digits(counts, keys + begin, (uint)(min(begin + EPT, n) - begin), descending, shift,
+                     mask);
   for (uint d = 0; d <= mask; ++d) hist[d * num_blocks + block] = counts[d];
 {% else %}
   /* One block per work-group: WG * EPT consecutive keys, read in coalesced rounds of WG. */

@@ -2,9 +2,6 @@
 {% include "common.cl" %}
 {% if value_bytes > 0 %}
 typedef {{ value_storage }} value_t;
-#define MOVE_VALUE(from, to) values_out[to] = values_in[from]
-{% else %}
-#define MOVE_VALUE(from, to)
 {% endif %}
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -15,18 +12,44 @@ void scatter_keys(__global const key_t* keys_in, __global key_t* keys_out,
                   offset_t n, uint shift, uint mask, uint descending,
                   __global const offset_t* offsets, offset_t num_blocks) {
 {% if ranking == "serial" %}
-  /* One block per work-item: walking its keys in order makes the ranking stable by itself. */
+  /* One block per work-item: walking its keys in order ranks them stably. They are first
+     ordered by digit in local memory, where the block stays in cache, and then each digit's
+     run is written out in one stretch of consecutive addresses. Writing key by key to 2^bits
+     places at once was slower on PoCL (u32 keys at 2^24, 8-bit digits: 291 ms with 4K-key
+     blocks written key by key, 162 ms with 64K-key blocks ordered first). */
+  __local key_t all_block_keys[WG * EPT];
+  __local key_t* block_keys = all_block_keys + get_local_id(0) * EPT;
+{% if value_bytes > 0 %}
+  __local value_t all_block_values[WG * EPT];
+  __local value_t* block_values = all_block_values + get_local_id(0) * EPT;
+{% endif %}
   const offset_t block = get_global_id(0);
   if (block >= num_blocks) return;
-  offset_t next[RADIX];
-  for (uint d = 0; d <= mask; ++d) next[d] = offsets[d * num_blocks + block];
   const offset_t begin = block * EPT;
-  const offset_t end = min(begin + EPT, n);
-  for (offset_t i = begin; i < end; ++i) {
-    const key_t key = keys_in[i];
-    const offset_t to = next[digit_of(key, descending, shift, mask)]++;
-    keys_out[to] = key;
-    MOVE_VALUE(i, to);
+  const uint size = (uint)(min(begin + EPT, n) - begin);
+  uint counts[RADIX], next_slot[RADIX];
+  count_block_digits(counts, keys_in + begin, size, descending, shift, mask);
+  uint running = 0;
+  for (uint d = 0; d <= mask; ++d) {
+    next_slot[d] = running;
+    running += counts[d];
+  }
+  for (uint i = 0; i < size; ++i) {
+    const key_t key = keys_in[begin + i];
+    const uint slot = next_slot[digit_of(key, descending, shift, mask)]++;
+    block_keys[slot] = key;
+{% if value_bytes > 0 %}
+    block_values[slot] = values_in[begin + i];
+{% endif %}
+  }
+  for (uint d = 0; d <= mask; ++d) {
+    const uint first = next_slot[d] - counts[d]; /* next_slot[d] is now the end of run d */
+    __global key_t* to = keys_out + offsets[d * num_blocks + block];
+    for (uint j = 0; j < counts[d]; ++j) to[j] = block_keys[first + j];
+{% if value_bytes > 0 %}
+    __global value_t* values_to = values_out + offsets[d * num_blocks + block];
+    for (uint j = 0; j < counts[d]; ++j) values_to[j] = block_values[first + j];
+{% endif %}
   }
 {% else %}
   /* One block per work-group, in rounds of WG keys. Each round, every work-item sets its bit in
@@ -61,7 +84,9 @@ void scatter_keys(__global const key_t* keys_in, __global key_t* keys_out,
       for (uint w = 0; w < word; ++w) rank += popcount(masks[w]);
       const offset_t to = next[digit] + rank;
       keys_out[to] = key;
-      MOVE_VALUE(i, to);
+{% if value_bytes > 0 %}
+      values_out[to] = values_in[i];
+{% endif %}
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d <= mask; d += WG) {

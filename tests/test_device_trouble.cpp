@@ -71,16 +71,21 @@ BOOST_AUTO_TEST_CASE(chosen_parameters_over_a_kernel_limit_are_refused_by_name) 
                  "work_group_size = 64 exceeds CL_KERNEL_WORK_GROUP_SIZE = 48");
 }
 
+// GPUs and CPUs have different defaults (a CPU's blocks live in local memory too).
 BOOST_AUTO_TEST_CASE(defaults_fit_a_small_local_memory) {
-  FaultScope scope;
-  disguise_device({.type = gpu, .local_memory_bytes = 2048});
-  Sorter sorter(test_queue());
-  for (std::size_t key_bytes : {1, 2, 4, 8})
-    for (std::size_t value_bytes : {0, 4, 8, 16}) {
-      const Params p = default_params(test_device(), key_bytes, value_bytes);
-      BOOST_TEST(local_memory_bytes(p, key_bytes, value_bytes) <= 2048u);
+  for (const cl_device_type type : {gpu, cl_device_type{CL_DEVICE_TYPE_CPU}}) {
+    BOOST_TEST_CONTEXT("device type " << type) {
+      FaultScope scope;
+      disguise_device({.type = type, .local_memory_bytes = 2048});
+      Sorter sorter(test_queue());
+      for (std::size_t key_bytes : {1, 2, 4, 8})
+        for (std::size_t value_bytes : {0, 4, 8, 16}) {
+          const Params p = default_params(test_device(), key_bytes, value_bytes);
+          BOOST_TEST(local_memory_bytes(p, key_bytes, value_bytes) <= 2048u);
+        }
+      expect_every_width_sorts(sorter);
     }
-  expect_every_width_sorts(sorter);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(too_little_local_memory_is_a_clear_error) {

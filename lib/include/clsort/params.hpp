@@ -23,7 +23,8 @@ enum class Algorithm {
 
 /// How a block of keys is ranked stably before the scatter.
 enum class Ranking {
-  /// A work-item owns a block of consecutive keys and walks them in order (best on CPUs;
+  /// A work-item owns a block of consecutive keys and walks them in order, ordering the block
+  /// by digit in local memory before it writes each digit's run out (best on CPUs;
   /// reduce_then_scan only).
   serial,
   /// A work-group ranks rounds of keys with per-digit bitmasks in local memory (any device).
