@@ -209,18 +209,18 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
       running += count;
     }
     tile_counts[d] = running;
-    tile_starts[d] = running;
   }
 {% else %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (HAS_KEY(j)) atomic_inc(&tile_counts[slots[j]]);
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = lid; d < RADIX; d += WG) tile_starts[d] = tile_counts[d];
 {% endif %}
-  for (uint d = lid; d < RADIX; d += WG)
+  for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as above: no barrier */
+    tile_starts[d] = tile_counts[d];
     atomic_xchg(status + (offset_t)tile * RADIX + d,
                 (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d]);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   scan_digits(tile_starts, partial);
 
