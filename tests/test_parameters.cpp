@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
   p.ranking = Ranking::serial;
   p.work_group_size = 64;
   p.elements_per_thread = 65536;
-  BOOST_TEST(local_memory_bytes(p, 8, 16) == 64u * 65536u * 24u);
+  BOOST_TEST(local_memory_bytes(p, 8, 16) == 64u * 65536u * 24u + 16u);
   BOOST_TEST(local_memory_bytes(p, 8, 16) > local);
   BOOST_CHECK_EXCEPTION(validate_for_device(p, device, 8, 16), Error,
                         [](const Error& e) { return message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE"); });
