@@ -96,28 +96,8 @@ void report(const Row& row, std::ostream* csv) {
   if (csv) *csv << csv_line(row) << std::endl;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  CLI::App app{"clsort-bench: clsort vs Boost.Compute vs std::sort, OpenCL event timing"};
-  app.add_option("--device", o.device, "Device specification (as clsort sort --device)");
-  app.add_option("--min-log2", o.min_log2, "Smallest n as a power of two");
-  app.add_option("--max-log2", o.max_log2, "Largest n (capped by device memory)");
-  app.add_option("--step", o.step, "Power-of-two step between sizes");
-  app.add_option("--types", o.types, "Key types")->delimiter(',');
-  app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")
-      ->delimiter(',');
-  app.add_option("--distributions", o.distributions, "uniform, low16, few, sorted")->delimiter(',');
-  app.add_option("--warmup", o.warmup, "Untimed runs first");
-  app.add_option("--repeats", o.repeats, "Timed runs (the median is reported)");
-  app.add_option("--host-max-log2", o.host_max_log2, "Largest n for std::sort");
-  app.add_flag("!--no-boost", o.boost, "Skip Boost.Compute");
-  app.add_option("--csv", o.csv, "Also write rows to this CSV file");
-  app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
-  app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
-  CLI11_PARSE(app, argc, argv);
-
+// Times every requested size, type and distribution; returns the exit status.
+int run(const Options& o) {
   const DeviceEntry device = find_device(o.device);
   const cl::CommandQueue queue = make_queue(device.device);
   const std::string device_name = device.description.device_name;
@@ -184,4 +164,33 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"clsort-bench: clsort vs Boost.Compute vs std::sort, OpenCL event timing"};
+  app.add_option("--device", o.device, "Device specification (as clsort sort --device)");
+  app.add_option("--min-log2", o.min_log2, "Smallest n as a power of two");
+  app.add_option("--max-log2", o.max_log2, "Largest n (capped by device memory)");
+  app.add_option("--step", o.step, "Power-of-two step between sizes");
+  app.add_option("--types", o.types, "Key types")->delimiter(',');
+  app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")
+      ->delimiter(',');
+  app.add_option("--distributions", o.distributions, "uniform, low16, few, sorted")->delimiter(',');
+  app.add_option("--warmup", o.warmup, "Untimed runs first");
+  app.add_option("--repeats", o.repeats, "Timed runs (the median is reported)");
+  app.add_option("--host-max-log2", o.host_max_log2, "Largest n for std::sort");
+  app.add_flag("!--no-boost", o.boost, "Skip Boost.Compute");
+  app.add_option("--csv", o.csv, "Also write rows to this CSV file");
+  app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
+  app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "clsort-bench: error: " << e.what() << std::endl;
+    return 1;
+  }
 }

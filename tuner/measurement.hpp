@@ -43,6 +43,9 @@ class Bench {
   /// prime) ends the measurement as "slow".
   Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
                       double give_up_ms);
+  /// Makes the random input and its reference result for `problem` now (host work, kept for
+  /// the next measurements of the same problem); measure() does it when not done before.
+  void prepare_input(const Problem& problem) { input_for(problem); }
   const cl::Device& device() const { return device_; }
 
  private:
