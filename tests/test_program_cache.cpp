@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "program_cache.hpp"
+#include "support/environment.hpp"
 #include "support/opencl_fixture.hpp"
 
 using namespace clsort;
@@ -34,11 +35,32 @@ std::size_t binaries_in(const fs::path& folder) {
 
 BOOST_AUTO_TEST_SUITE(program_cache)
 
+// The cache keeps the programs of its 4 most recently used contexts only: a cached program holds
+// its context alive, and a process making one context after another must not keep them all.
+// (First in the suite: the next test points XDG_CACHE_HOME, where PoCL keeps its own files once
+// it first compiles, at a folder it then removes.)
+BOOST_AUTO_TEST_CASE(programs_of_old_contexts_are_released) {
+  const std::string source = unique_source("old_contexts");
+  const cl::Context first(test_device());
+  detail::build_program(first, test_device(), source, "", "probe");
+  const auto references = [&] { return first.getInfo<CL_CONTEXT_REFERENCE_COUNT>(); };
+  BOOST_TEST(references() > 1u);  // ours and the cached program's
+  for (int i = 0; i < 4; ++i) {
+    const cl::Context later(test_device());
+    detail::build_program(later, test_device(), source, "", "probe");
+  }
+  BOOST_TEST(references() == 1u);  // ours alone
+  // Used again, it gets its program back (from disk or a new build).
+  const cl::Program again = detail::build_program(first, test_device(), source, "", "probe");
+  BOOST_TEST(again.getInfo<CL_PROGRAM_CONTEXT>()() == first());
+}
+
 BOOST_AUTO_TEST_CASE(programs_are_reused_then_loaded_from_disk) {
   const fs::path folder =
       fs::temp_directory_path() / ("clsort-cache-test-" + std::to_string(::getpid()));
   fs::remove_all(folder);
-  ::setenv("XDG_CACHE_HOME", folder.c_str(), 1);
+  clsort::test::Environment environment;  // restores XDG_CACHE_HOME at the end
+  environment.set("XDG_CACHE_HOME", folder.string());
   BOOST_TEST(detail::disk_cache_folder() == (folder / "clsort").string());
   const std::string source = unique_source("a");
   const auto before = build_statistics();

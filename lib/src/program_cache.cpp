@@ -3,8 +3,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -111,6 +113,7 @@ class ProgramCache {
     const std::string key =
         content_hash(device_fingerprint(device) + '\0' + options + '\0' + source);
     std::lock_guard lock(mutex_);
+    remember(context());
     const auto memory_key = std::make_tuple(context(), device(), key);
     if (const auto it = programs_.find(memory_key); it != programs_.end()) {
       ++statistics_.reused;
@@ -147,9 +150,27 @@ class ProgramCache {
     return program;
   }
 
+  // Marks `context` as the most recently used; past max_contexts, the programs of the least
+  // recently used one are dropped. A cached program holds its context alive: without a bound,
+  // a process that makes contexts one after another (the tuner after every failed candidate)
+  // kept all of them, until NVIDIA's driver could create no more (H100, about 100 contexts).
+  // A dropped context's programs come back from the disk cache if it is used again.
+  void remember(cl_context context) {
+    const auto it = std::find(recent_contexts_.begin(), recent_contexts_.end(), context);
+    if (it != recent_contexts_.end()) recent_contexts_.erase(it);
+    recent_contexts_.push_back(context);
+    if (recent_contexts_.size() <= max_contexts) return;
+    const cl_context oldest = recent_contexts_.front();
+    recent_contexts_.pop_front();
+    std::erase_if(programs_, [&](const auto& entry) { return std::get<0>(entry.first) == oldest; });
+  }
+
+  static constexpr std::size_t max_contexts = 4;
   std::mutex mutex_;
-  // Holding the programs keeps their contexts alive, so a context handle is never reused here.
+  // Holding the programs keeps their contexts alive, so a context handle is never reused while
+  // it has entries here.
   std::map<std::tuple<cl_context, cl_device_id, std::string>, cl::Program> programs_;
+  std::deque<cl_context> recent_contexts_;  // those with programs here, least recent first
   BuildStatistics statistics_;
 };
 
