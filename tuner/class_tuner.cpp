@@ -85,7 +85,7 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
   double best = screened[0].gkeys;
   const auto seen = [&](const Params& p) {
     return std::any_of(screened.begin(), screened.end(),
-                       [&](const Scored& s) { return s.params == p; });
+                       [&](const Scored& s) { return differences(s.params, p) == 0; });
   };
   while (!queue.empty() && Clock::now() < screen_until) {
     const Params p = queue.front();
@@ -104,7 +104,7 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
   std::vector<Scored> confirmed{{fallback, search.measure(fallback, task.confirm_n)}};
   for (const Scored& s : screened) {
     if (static_cast<int>(confirmed.size()) > settings.confirm_count || s.gkeys <= 0) break;
-    if (!(s.params == fallback))
+    if (differences(s.params, fallback) != 0)
       confirmed.push_back({s.params, search.measure(s.params, task.confirm_n)});
   }
   const double top = std::max_element(confirmed.begin(), confirmed.end(), [](auto& a, auto& b) {

@@ -91,6 +91,17 @@ SearchSpace parse_search_space(const json& j) {
   return space;
 }
 
+namespace {
+
+// What a sort runs with these parameters: onesweep has no scan kernels, so its scan fields are
+// blanked, and two sets that differ only there are the same candidate.
+Params effective(Params p) {
+  if (p.algorithm == Algorithm::onesweep) p.scan_work_group_size = p.scan_elements_per_thread = 0;
+  return p;
+}
+
+}  // namespace
+
 std::vector<Params> candidates(const SearchSpace& space, const cl::Device& device,
                                std::size_t key_bytes, std::size_t value_bytes) {
   std::vector<Params> result;
@@ -101,7 +112,8 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
       fields[field_names[f]] = space.values.at(field_names[f])[index[f]];
     try {
       const Params p = fields.get<Params>();
-      bool keep = true;
+      bool keep = std::none_of(result.begin(), result.end(),
+                               [&](const Params& q) { return differences(p, q) == 0; });
       for (const std::string& name : space.constraints)
         keep = keep && named_constraints().at(name)(p, device, key_bytes, value_bytes);
       if (keep) result.push_back(p);
@@ -115,7 +127,8 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
   return result;
 }
 
-int differences(const Params& a, const Params& b) {
+int differences(const Params& params, const Params& reference) {
+  const Params a = effective(params), b = effective(reference);
   return (a.radix_bits != b.radix_bits) + (a.work_group_size != b.work_group_size) +
          (a.elements_per_thread != b.elements_per_thread) + (a.ranking != b.ranking) +
          (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +

@@ -29,12 +29,14 @@ SearchSpace default_search_space();
 SearchSpace parse_search_space(const nlohmann::json& json);
 
 /// Every combination of the space's values that meets its constraints for sorts of keys of
-/// `key_bytes` with `value_bytes` values on `device` (pruned before anything is compiled).
+/// `key_bytes` with `value_bytes` values on `device` (pruned before anything is compiled), once
+/// per distinct sort: onesweep sets that differ only in the scan fields it does not use are one.
 std::vector<Params> candidates(const SearchSpace& space, const cl::Device& device,
                                std::size_t key_bytes, std::size_t value_bytes);
 
-/// How many fields of `params` differ from `reference`: the tuner prefers the simpler of two
-/// configurations that measure within 3%.
+/// How many fields of `params` differ from `reference`, not counting fields their algorithm does
+/// not use (0: the same sort): the tuner prefers the simpler of two configurations that measure
+/// within 3%.
 int differences(const Params& params, const Params& reference);
 
 }  // namespace clsort::tune
