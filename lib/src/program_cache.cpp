@@ -170,7 +170,7 @@ class ProgramCache {
   // Holding the programs keeps their contexts alive, so a context handle is never reused while
   // it has entries here.
   std::map<std::tuple<cl_context, cl_device_id, std::string>, cl::Program> programs_;
-  std::deque<cl_context> recent_contexts_;  // those with programs here, least recent first
+  std::deque<cl_context> recent_contexts_;  // of the latest lookups, least recent first
   BuildStatistics statistics_;
 };
 
