@@ -68,17 +68,20 @@ int floor_power_of_two(std::size_t limit) {
   return p;
 }
 
+// Local memory a kernel may need beyond its declared arrays: a compiler may add a little of its
+// own (NVIDIA's adds 1 byte to the serial scatter kernel), and onesweep's pass kernel keeps its
+// 4-byte tile ticket here too.
+constexpr std::size_t kernel_slack = 16;
+
 std::size_t reduce_then_scan_local_bytes(const Params& p, std::size_t key_bytes,
                                          std::size_t value_bytes) {
   const std::size_t scan = static_cast<std::size_t>(p.scan_work_group_size) * 8;
-  // Serial ranking orders each work-item's block of keys and values in local memory. A
-  // compiler may add a little of its own: NVIDIA's adds 1 byte to that kernel.
-  constexpr std::size_t compiler_slack = 16;
+  // Serial ranking orders each work-item's block of keys and values in local memory.
   if (p.ranking == Ranking::serial)
     return std::max(scan, static_cast<std::size_t>(p.work_group_size) *
                                   static_cast<std::size_t>(p.elements_per_thread) *
                                   (key_bytes + value_bytes) +
-                              compiler_slack);
+                              kernel_slack);
   const std::size_t mask_words = (static_cast<std::size_t>(p.work_group_size) + 31) / 32;
   return std::max(scan, digit_count(p) * (mask_words * 4 + 8));
 }
@@ -94,7 +97,7 @@ std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::si
       warp_match ? std::max(tile * key_bytes, warp_tables) : tile * key_bytes;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t pass_kernel =
-      key_buffer + tile * value_bytes + digit_count(p) * 12 + wg * 4 + ranking + 16;
+      key_buffer + tile * value_bytes + digit_count(p) * 12 + wg * 4 + ranking + kernel_slack;
   return std::max(pass_kernel, passes * digit_count(p) * 4);
 }
 
