@@ -1,5 +1,6 @@
 // End-to-end test of clsort-tune with a tiny search space and budget: it writes a valid profile
-// that the library and the CLI then find and use; it resumes; bad spaces are named.
+// that the library and the CLI then find and use; it resumes; winners are rematched against the
+// default; bad spaces are named.
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rematch.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/environment.hpp"
 #include "support/opencl_fixture.hpp"
@@ -31,17 +33,54 @@ struct TunerFixture : CliFixture {
   }
 };
 
-// Two candidates that run on any device: serial ranking with 4- and 8-bit digits.
+// Two candidates that run on any device: serial ranking with blocks of 1,024 and 4,096 keys. On
+// PoCL one of them usually beats the default's one large block, so its rematch runs.
 const char* tiny_space = R"({
-  "radix_bits": [4, 8], "work_group_size": [1], "elements_per_thread": [256],
+  "radix_bits": [8], "work_group_size": [1], "elements_per_thread": [1024, 4096],
   "ranking": ["serial"], "algorithm": ["reduce_then_scan"],
   "scan_work_group_size": [16], "scan_elements_per_thread": [16],
   "constraints": ["valid", "sensible_blocks", "fits_device"]
 })";
 
+// A class's rematch rows in a results file: the default's and the challenger's times by round.
+struct Rematch {
+  std::vector<double> default_ms, challenger_ms;  // 0 for a failed run
+  Params challenger;
+};
+
+std::map<std::string, Rematch> rematches(const std::string& results_path, const Params& fallback) {
+  std::map<std::string, Rematch> by_class;
+  std::ifstream results(results_path);
+  for (std::string line; std::getline(results, line);) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    if (!m.contains("rematch")) continue;
+    Rematch& r = by_class[m.at("class").get<std::string>()];
+    const Params p = m.at("params").get<Params>();
+    const double ms = m.at("status") == "ok" ? m.at("milliseconds").get<double>() : 0;
+    if (p == fallback) {
+      r.default_ms.push_back(ms);
+    } else {
+      r.challenger = p;
+      r.challenger_ms.push_back(ms);
+    }
+  }
+  return by_class;
+}
+
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(tuner, TunerFixture)
+
+// One median each can crown noise: the rounds are paired, and the median ratio decides.
+BOOST_AUTO_TEST_CASE(a_winner_must_hold_in_alternating_rounds) {
+  const double margin = 0.03;
+  BOOST_TEST(tune::challenger_holds({10, 10, 10}, {9, 9.2, 8.8}, margin));
+  BOOST_TEST(!tune::challenger_holds({10, 10, 10}, {5, 10.5, 10.4}, margin));  // one lucky round
+  BOOST_TEST(!tune::challenger_holds({10, 10, 10}, {9.8, 9.8, 9.8}, margin));  // within margin
+  BOOST_TEST(tune::challenger_holds({12, 10, 11}, {11, 9, 10}, margin));  // drift, still faster
+  BOOST_TEST(!tune::challenger_holds({10, 10, 10}, {9, 0, 0}, margin));   // failed runs
+  BOOST_TEST(!tune::challenger_holds({}, {}, margin));
+}
 
 BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   std::ofstream(path("space.json")) << tiny_space;
@@ -61,9 +100,30 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   for (const TunedClass& c : profile.classes) {
     BOOST_TEST(c.gkeys_per_s > 0);
     BOOST_TEST(c.default_gkeys_per_s > 0);
-    const bool from_space = c.params.ranking == Ranking::serial &&
-                            c.params.elements_per_thread == 256 && c.params.work_group_size == 1;
+    const bool from_space =
+        c.params.ranking == Ranking::serial && c.params.work_group_size == 1 &&
+        (c.params.elements_per_thread == 1024 || c.params.elements_per_thread == 4096);
     BOOST_TEST((from_space || c.params == default_params(test_device())));
+  }
+
+  // A class keeps a parameter set other than the default only after its rematch: 3 alternating
+  // rounds, recorded in the results, that it won by the margin and never failed.
+  const Params fallback = default_params(test_device());
+  const auto rounds = rematches(profile_path + ".results.jsonl", fallback);
+  for (std::size_t i = 0; i < profile.classes.size(); ++i) {
+    const TunedClass& c = profile.classes[i];
+    const auto r = rounds.find("32:0:" + std::to_string(std::uint64_t{1} << (i == 0 ? 12 : 14)));
+    if (r == rounds.end()) {
+      BOOST_TEST((c.params == fallback), "class " << i << " kept a winner without a rematch");
+      continue;
+    }
+    const Rematch& m = r->second;
+    BOOST_TEST(m.default_ms.size() == 3u);
+    BOOST_TEST(m.challenger_ms.size() == 3u);
+    const bool failed =
+        std::find(m.challenger_ms.begin(), m.challenger_ms.end(), 0.0) != m.challenger_ms.end();
+    const bool holds = !failed && tune::challenger_holds(m.default_ms, m.challenger_ms, 0.03);
+    BOOST_TEST((c.params == (holds ? m.challenger : fallback)), "class " << i);
   }
 
   // The library finds it in the user folder and uses its parameters.
@@ -103,6 +163,7 @@ BOOST_AUTO_TEST_CASE(onesweep_twins_differing_in_scan_fields_are_measured_once) 
   std::ifstream results(profile + ".results.jsonl");
   for (std::string line; std::getline(results, line);) {
     const nlohmann::json m = nlohmann::json::parse(line);
+    if (m.contains("rematch")) continue;  // a winner's rematch measures afresh on purpose
     if (m.at("params").at("algorithm") == "onesweep")
       ++onesweep_measurements[m.at("n").get<std::uint64_t>()];
   }

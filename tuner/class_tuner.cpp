@@ -1,5 +1,6 @@
 // The search within one class: default first, then a shuffled list where each new best's
-// one-field neighbours jump the queue; the simplest of the confirmed near-best wins.
+// one-field neighbours jump the queue; the simplest of the confirmed near-best wins if it beats
+// the default again in alternating rounds.
 #include "class_tuner.hpp"
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include <limits>
 #include <map>
 #include <random>
+
+#include "rematch.hpp"
 
 namespace clsort::tune {
 namespace {
@@ -52,6 +55,17 @@ class Search {
     return m->gkeys_per_s();
   }
 
+  // A fresh measurement for round `round` of a rematch (never one from the log): its time in
+  // ms, 0 if it failed.
+  double measure_again(const Params& params, std::uint64_t n, int round) {
+    hook_(task_, params, n);
+    const Measurement m =
+        bench_.measure(params, {task_.key_type, task_.problem.value_bytes, n}, settings_.repeats,
+                       settings_.warmup, std::numeric_limits<double>::infinity());
+    log_.add_rematch(task_.id(), params, m, round);
+    return m.status == "ok" ? m.milliseconds : 0;
+  }
+
  private:
   Bench& bench_;
   const ClassTask& task_;
@@ -60,6 +74,29 @@ class Search {
   const MeasurementHook& hook_;
   std::map<std::uint64_t, double> reference_ms_;
 };
+
+double median_gkeys(std::vector<double> ms, std::uint64_t n) {
+  std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
+  const double middle = ms[ms.size() / 2];
+  return middle > 0 ? 1e-6 * static_cast<double>(n) / middle : 0;
+}
+
+// The confirmed winner against the default in alternating rounds, each side first in turn; the
+// default stays unless the winner holds (challenger_holds) and never failed.
+TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& settings,
+                   const Params& fallback, const Params& winner) {
+  std::vector<double> default_ms, winner_ms;
+  for (int round = 0; round < settings.rematch_rounds; ++round) {
+    if (round % 2 == 0) default_ms.push_back(search.measure_again(fallback, task.confirm_n, round));
+    winner_ms.push_back(search.measure_again(winner, task.confirm_n, round));
+    if (round % 2 == 1) default_ms.push_back(search.measure_again(fallback, task.confirm_n, round));
+  }
+  const double default_gkeys = median_gkeys(default_ms, task.confirm_n);
+  const bool failed = std::find(winner_ms.begin(), winner_ms.end(), 0.0) != winner_ms.end();
+  if (failed || !challenger_holds(default_ms, winner_ms, settings.prefer_simpler_within))
+    return {task.problem, fallback, default_gkeys, default_gkeys};
+  return {task.problem, winner, median_gkeys(winner_ms, task.confirm_n), default_gkeys};
+}
 
 }  // namespace
 
@@ -116,7 +153,9 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
     if (!chosen || differences(s.params, fallback) < differences(chosen->params, fallback))
       chosen = &s;
   }
-  return {task.problem, chosen->params, chosen->gkeys, confirmed[0].gkeys};
+  if (differences(chosen->params, fallback) == 0)
+    return {task.problem, fallback, confirmed[0].gkeys, confirmed[0].gkeys};
+  return rematch(search, task, settings, fallback, chosen->params);
 }
 
 }  // namespace clsort::tune

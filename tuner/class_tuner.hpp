@@ -1,5 +1,6 @@
 // Tuning one problem class: screen candidates on a small input within a time budget (random
-// order, then neighbours of the best), confirm the best few at full size against the default.
+// order, then neighbours of the best), confirm the best few at full size against the default,
+// and rematch the winner against the default.
 #pragma once
 
 #include <chrono>
@@ -27,6 +28,7 @@ struct TuningSettings {
   int warmup = 1;
   int confirm_count = 3;  ///< best screened candidates confirmed at full size
   double prefer_simpler_within = 0.03;
+  int rematch_rounds = 3;     ///< alternating rounds a winner must win against the default
   double slowdown_limit = 4;  ///< stop timing a candidate this many times slower than the default
   std::chrono::seconds hang_limit{60};  ///< one measurement longer than this is a hang
 };

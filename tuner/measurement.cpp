@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <clsort/device.hpp>
@@ -23,6 +24,40 @@ struct Bench::Input {
 
 namespace {
 
+// A key's position in the stable order: sorting (ordered bits, index) pairs gives it.
+struct Ranked {
+  std::uint64_t bits;
+  std::uint64_t index;
+  bool operator<(const Ranked& other) const {
+    return bits != other.bits ? bits < other.bits : index < other.index;
+  }
+};
+
+// Sorts on every core: each thread sorts a slice, then neighbouring slices merge in rounds. At
+// 2^28 keys one thread took minutes per size class.
+void parallel_sort(std::vector<Ranked>& items) {
+  const std::size_t slices = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::size_t> bounds;  // slice i is [bounds[i], bounds[i + 1])
+  for (std::size_t s = 0; s <= slices; ++s) bounds.push_back(items.size() * s / slices);
+  const auto at = [&](std::size_t i) { return items.begin() + static_cast<std::ptrdiff_t>(i); };
+  std::vector<std::thread> workers;
+  for (std::size_t s = 0; s < slices; ++s)
+    workers.emplace_back([&, s] { std::sort(at(bounds[s]), at(bounds[s + 1])); });
+  for (std::thread& w : workers) w.join();
+  while (bounds.size() > 2) {
+    workers.clear();
+    std::vector<std::size_t> merged{0};
+    for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
+      if (i + 2 < bounds.size())
+        workers.emplace_back(
+            [&, i] { std::inplace_merge(at(bounds[i]), at(bounds[i + 1]), at(bounds[i + 2])); });
+      merged.push_back(bounds[std::min(i + 2, bounds.size() - 1)]);
+    }
+    for (std::thread& w : workers) w.join();
+    bounds = std::move(merged);
+  }
+}
+
 // Random keys; values (when asked) carry each key's index in their first bytes, so a wrong
 // permutation or an unstable one shows.
 Bench::Input make_input(const Problem& problem) {
@@ -38,24 +73,23 @@ Bench::Input make_input(const Problem& problem) {
   for (std::size_t i = 0; i < n && problem.value_bytes; ++i)
     std::memcpy(&input.values[i * problem.value_bytes], &i,
                 std::min<std::size_t>(problem.value_bytes, sizeof i));
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
+  std::vector<Ranked> order(n);
   with_key_type(problem.key_type, [&]<class K>() {
-    const auto bits = [&](std::size_t i) {
+    for (std::size_t i = 0; i < n; ++i) {
       K k;
       std::memcpy(&k, &input.keys[i * sizeof(K)], sizeof(K));
-      return ordered_bits(k);
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return bits(a) < bits(b); });
+      order[i] = {static_cast<std::uint64_t>(ordered_bits(k)), i};
+    }
   });
+  parallel_sort(order);
   input.sorted_keys.resize(input.keys.size());
   input.sorted_values.resize(input.values.size());
   for (std::size_t i = 0; i < n; ++i) {
-    std::memcpy(&input.sorted_keys[i * key], &input.keys[order[i] * key], key);
+    const std::size_t from = order[i].index;
+    std::memcpy(&input.sorted_keys[i * key], &input.keys[from * key], key);
     if (problem.value_bytes)
       std::memcpy(&input.sorted_values[i * problem.value_bytes],
-                  &input.values[order[i] * problem.value_bytes], problem.value_bytes);
+                  &input.values[from * problem.value_bytes], problem.value_bytes);
   }
   return input;
 }

@@ -37,10 +37,11 @@ class Bench {
  public:
   struct Input;  ///< random keys and values with their reference result
   explicit Bench(cl::Device device);
-  /// Sorts random input with `params` (checked bit for bit against std::stable_sort on the
-  /// host, values included) `warmup + repeats` times; returns the median time of the repeats.
-  /// A first warm-up run longer than `give_up_ms` (after an untimed sort of a few keys, see
-  /// prime) ends the measurement as "slow".
+  /// Sorts random input with `params` `warmup + repeats` times and returns the median time of
+  /// the repeats. The result is checked bit for bit, values included, against the stable order
+  /// computed on the host ((ordered key, index) pairs sorted on all its cores). A first warm-up
+  /// run longer than `give_up_ms` (after an untimed sort of a few keys, see prime) ends the
+  /// measurement as "slow".
   Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
                       double give_up_ms);
   /// Makes the random input and its reference result for `problem` now (host work, kept for

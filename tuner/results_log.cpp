@@ -9,15 +9,16 @@ using nlohmann::json;
 
 ResultsLog::ResultsLog(const std::string& path) {
   std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
+  for (std::string text; std::getline(in, text);) {
     try {
-      const json j = json::parse(line);
+      const json j = json::parse(text);
       Measurement m;
       m.status = j.at("status").get<std::string>();
       m.detail = j.value("detail", "");
       m.milliseconds = j.at("milliseconds").get<double>();
       m.n = j.at("n").get<std::uint64_t>();
-      known_[key(j.at("class").get<std::string>(), j.at("params").get<Params>(), m.n)] = m;
+      if (!j.contains("rematch"))
+        known_[key(j.at("class").get<std::string>(), j.at("params").get<Params>(), m.n)] = m;
       all_.push_back(j);
       ++resumed_;
     } catch (const std::exception&) {
@@ -39,17 +40,31 @@ std::optional<Measurement> ResultsLog::find(const std::string& class_id, const P
   return it->second;
 }
 
-void ResultsLog::add(const std::string& class_id, const Params& params, const Measurement& m) {
-  const json j = {{"class", class_id},
-                  {"n", m.n},
-                  {"params", params},
-                  {"status", m.status},
-                  {"detail", m.detail},
-                  {"milliseconds", m.milliseconds},
-                  {"gkeys_per_s", m.gkeys_per_s()}};
+json ResultsLog::line(const std::string& class_id, const Params& params, const Measurement& m) {
+  return {{"class", class_id},
+          {"n", m.n},
+          {"params", params},
+          {"status", m.status},
+          {"detail", m.detail},
+          {"milliseconds", m.milliseconds},
+          {"gkeys_per_s", m.gkeys_per_s()}};
+}
+
+void ResultsLog::append(const json& j) {
   out_ << j.dump() << "\n" << std::flush;
   all_.push_back(j);
+}
+
+void ResultsLog::add(const std::string& class_id, const Params& params, const Measurement& m) {
+  append(line(class_id, params, m));
   known_[key(class_id, params, m.n)] = m;
+}
+
+void ResultsLog::add_rematch(const std::string& class_id, const Params& params,
+                             const Measurement& m, int round) {
+  json j = line(class_id, params, m);
+  j["rematch"] = round;
+  append(j);
 }
 
 }  // namespace clsort::tune

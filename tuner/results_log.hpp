@@ -24,12 +24,19 @@ class ResultsLog {
                                   std::uint64_t n) const;
   /// Records a measurement (flushed at once).
   void add(const std::string& class_id, const Params& params, const Measurement& measurement);
+  /// Records a measurement of a winner's rematch against the default (tagged with its round);
+  /// find() never returns these: a rematch measures afresh.
+  void add_rematch(const std::string& class_id, const Params& params,
+                   const Measurement& measurement, int round);
   /// Every result, earlier and new, for the profile's raw results.
   const nlohmann::json& all() const { return all_; }
   std::size_t resumed() const { return resumed_; }
 
  private:
   static std::string key(const std::string& class_id, const Params& params, std::uint64_t n);
+  static nlohmann::json line(const std::string& class_id, const Params& params,
+                             const Measurement& measurement);
+  void append(const nlohmann::json& line);
   std::map<std::string, Measurement> known_;
   nlohmann::json all_ = nlohmann::json::array();
   std::ofstream out_;
