@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rematch.hpp"
+#include "search_space.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/environment.hpp"
 #include "support/opencl_fixture.hpp"
@@ -169,6 +170,48 @@ BOOST_AUTO_TEST_CASE(onesweep_twins_differing_in_scan_fields_are_measured_once) 
   }
   BOOST_TEST(!onesweep_measurements.empty());  // screened, and confirmed unless it was slow
   for (const auto& [n, count] : onesweep_measurements) BOOST_TEST(count == 1, "n = " << n);
+}
+
+// The default's one-field neighbours are screened right after it, before the rest of the space,
+// until one of them beats the default (then that one's neighbours jump the queue).
+BOOST_AUTO_TEST_CASE(the_defaults_neighbours_are_screened_first) {
+  const Params d = default_params(test_device(), 4, 0);
+  // 4 digit widths by 5 block sizes: the default, 7 neighbours and 12 sets further away (a
+  // random order alone would rarely put all 7 neighbours first).
+  const nlohmann::json space = {
+      {"radix_bits", {d.radix_bits, d.radix_bits - 1, d.radix_bits - 2, d.radix_bits - 3}},
+      {"work_group_size", {d.work_group_size}},
+      {"elements_per_thread",
+       {d.elements_per_thread, d.elements_per_thread / 2, d.elements_per_thread / 4,
+        d.elements_per_thread / 8, d.elements_per_thread / 16}},
+      {"ranking", {nlohmann::json(d)["ranking"]}},
+      {"algorithm", {nlohmann::json(d)["algorithm"]}},
+      {"scan_work_group_size", {d.scan_work_group_size}},
+      {"scan_elements_per_thread", {d.scan_elements_per_thread}},
+      {"constraints", {"valid", "sensible_blocks", "fits_device"}}};
+  std::ofstream(path("near.json")) << space.dump();
+  const std::string profile = path("near-profile.json");
+  const Result r = tune("--classes 32:0 --sizes 14 --budget 10s -q --space " + path("near.json") +
+                        " -o " + profile);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  std::vector<std::pair<Params, double>> screened;  // in the order measured, with Gkeys/s
+  std::ifstream results(profile + ".results.jsonl");
+  for (std::string line; std::getline(results, line);) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    if (m.at("n") == 1024)
+      screened.emplace_back(m.at("params").get<Params>(),
+                            m.at("status") == "ok" ? m.at("gkeys_per_s").get<double>() : 0);
+  }
+  // The constraints may prune a few sets on some devices; on PoCL all 20 run.
+  const auto neighbours = std::count_if(screened.begin(), screened.end(), [&](const auto& s) {
+    return tune::differences(s.first, d) == 1;
+  });
+  BOOST_REQUIRE(neighbours >= 3);
+  BOOST_TEST((screened[0].first == d));
+  for (std::size_t i = 1; i <= static_cast<std::size_t>(neighbours); ++i) {
+    BOOST_TEST(tune::differences(screened[i].first, d) == 1, "screened " << i);
+    if (screened[i].second > screened[0].second) break;  // a new best: its neighbours go next
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_settings_are_named) {
