@@ -44,14 +44,18 @@ BOOST_AUTO_TEST_CASE(programs_of_old_contexts_are_released) {
   const cl::Context first(test_device());
   detail::build_program(first, test_device(), source, "", "probe");
   const auto references = [&] { return first.getInfo<CL_CONTEXT_REFERENCE_COUNT>(); };
-  BOOST_TEST(references() > 1u);  // ours and the cached program's
+  // PoCL counts the cached program's hold on the context; NVIDIA's driver does not, so there the
+  // count cannot show the release and only the cache's statistics below do.
+  const bool program_holds_counted = references() > 1u;
   for (int i = 0; i < 4; ++i) {
     const cl::Context later(test_device());
     detail::build_program(later, test_device(), source, "", "probe");
   }
-  BOOST_TEST(references() == 1u);  // ours alone
-  // Used again, it gets its program back (from disk or a new build).
+  if (program_holds_counted) BOOST_TEST(references() == 1u);  // ours alone
+  // Used again, it gets its program back from disk or a new build, not from memory.
+  const auto before = build_statistics();
   const cl::Program again = detail::build_program(first, test_device(), source, "", "probe");
+  BOOST_TEST(build_statistics().reused == before.reused);
   BOOST_TEST(again.getInfo<CL_PROGRAM_CONTEXT>()() == first());
 }
 
