@@ -75,14 +75,13 @@ class Search {
   std::map<std::uint64_t, double> reference_ms_;
 };
 
-double median_gkeys(std::vector<double> ms, std::uint64_t n) {
-  std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
-  const double middle = ms[ms.size() / 2];
+double median_gkeys(const std::vector<double>& ms, std::uint64_t n) {
+  const double middle = median(ms);
   return middle > 0 ? 1e-6 * static_cast<double>(n) / middle : 0;
 }
 
 // The confirmed winner against the default in alternating rounds, each side first in turn; the
-// default stays unless the winner holds (challenger_holds) and never failed.
+// default stays unless the winner holds (challenger_holds).
 TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& settings,
                    const Params& fallback, const Params& winner) {
   std::vector<double> default_ms, winner_ms;
@@ -92,8 +91,7 @@ TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& 
     if (round % 2 == 1) default_ms.push_back(search.measure_again(fallback, task.confirm_n, round));
   }
   const double default_gkeys = median_gkeys(default_ms, task.confirm_n);
-  const bool failed = std::find(winner_ms.begin(), winner_ms.end(), 0.0) != winner_ms.end();
-  if (failed || !challenger_holds(default_ms, winner_ms, settings.prefer_simpler_within))
+  if (!challenger_holds(default_ms, winner_ms, settings.prefer_simpler_within))
     return {task.problem, fallback, default_gkeys, default_gkeys};
   return {task.problem, winner, median_gkeys(winner_ms, task.confirm_n), default_gkeys};
 }

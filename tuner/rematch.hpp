@@ -7,22 +7,27 @@
 
 namespace clsort::tune {
 
+/// The median of `values` (the mean of the middle two for an even count); 0 for none.
+inline double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
 /// default_ms[i] and challenger_ms[i] were measured back to back in round i (0: failed). The
-/// challenger holds when the median over rounds of default / challenger time reaches
-/// 1 / (1 - margin): it must be faster by the margin in paired runs, not in one median each,
-/// which on a machine whose runs spread widely can crown noise.
+/// challenger holds when it never failed and the median over rounds of default / challenger
+/// time reaches 1 / (1 - margin): it must be faster by the margin in paired runs, not in one
+/// median each, which on a machine whose runs spread widely can crown noise.
 inline bool challenger_holds(const std::vector<double>& default_ms,
                              const std::vector<double>& challenger_ms, double margin) {
+  if (challenger_ms.empty() ||
+      std::find(challenger_ms.begin(), challenger_ms.end(), 0.0) != challenger_ms.end())
+    return false;
   std::vector<double> ratios;
   for (std::size_t i = 0; i < default_ms.size() && i < challenger_ms.size(); ++i)
-    ratios.push_back(challenger_ms[i] > 0 && default_ms[i] > 0 ? default_ms[i] / challenger_ms[i]
-                                                               : 0);
-  if (ratios.empty()) return false;
-  std::sort(ratios.begin(), ratios.end());
-  const std::size_t middle = ratios.size() / 2;
-  const double median =
-      ratios.size() % 2 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2;
-  return median >= 1 / (1 - margin);
+    ratios.push_back(default_ms[i] / challenger_ms[i]);  // a failed default run counts 0
+  return !ratios.empty() && median(ratios) >= 1 / (1 - margin);
 }
 
 }  // namespace clsort::tune
