@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 
 #include <clsort/clsort.hpp>
 #include <nlohmann/json.hpp>
@@ -31,7 +32,18 @@ struct Options {
   std::string csv;
   std::string params_json;          // fixed parameters for clsort instead of the device's defaults
   std::optional<unsigned> end_bit;  // sort only the low bits (separates per-pass cost)
+  ConstantPassCheck pass_check = ConstantPassCheck::after_first_pass;
 };
+
+// clsort's row name: the bit range and constant-pass check, where not the defaults.
+std::string clsort_name(const Options& o) {
+  std::string name = "clsort";
+  if (o.end_bit) name += "/" + std::to_string(*o.end_bit) + "b";
+  if (o.pass_check == ConstantPassCheck::before_first_pass) name += "/check-first";
+  if (o.pass_check == ConstantPassCheck::never) name += "/no-check";
+  if (!o.params_json.empty()) name += "*";
+  return name;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -124,18 +136,10 @@ int run(const Options& o) {
           if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
           auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
           std::vector<unsigned char> values(n * value_bytes, 7);
-          const std::string name =
-              o.end_bit ? "clsort/" + std::to_string(*o.end_bit) + "b" : "clsort";
-          Row row{o.params_json.empty() ? name : name + "*",
-                  device_name,
-                  type_name,
-                  value_bytes,
-                  distribution,
-                  n,
-                  0};
+          Row row{clsort_name(o), device_name, type_name, value_bytes, distribution, n, 0};
           DeviceInput input(queue, keys, values);
           sorter.prepare(type, value_bytes, n);
-          const SortOptions options{.end_bit = o.end_bit};
+          const SortOptions options{.end_bit = o.end_bit, .constant_pass_check = o.pass_check};
           row.median_ms = time_device(timer, o, input, [&] {
             value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
                         : sorter.sort(input.keys, n, type, options);
@@ -186,6 +190,14 @@ int main(int argc, char** argv) {
   app.add_option("--csv", o.csv, "Also write rows to this CSV file");
   app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
   app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
+  const std::map<std::string, ConstantPassCheck> pass_checks{
+      {"after-first", ConstantPassCheck::after_first_pass},
+      {"before-first", ConstantPassCheck::before_first_pass},
+      {"never", ConstantPassCheck::never}};
+  app.add_option(
+         "--pass-check", o.pass_check,
+         "When clsort looks for constant passes: after-first (default), before-first, never")
+      ->transform(CLI::CheckedTransformer(pass_checks));
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);

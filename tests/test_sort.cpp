@@ -143,6 +143,38 @@ BOOST_AUTO_TEST_CASE(bit_ranges) {
   });
 }
 
+// Skipping constant passes and running every pass must give the same order: each check mode,
+// on inputs where some passes are constant (and one where all are), on every onesweep variant.
+BOOST_AUTO_TEST_CASE(every_constant_pass_check_mode) {
+  const std::vector<Distribution> inputs{Distribution::all_equal, Distribution::low_bits,
+                                         Distribution::high_bits, Distribution::few_distinct,
+                                         Distribution::uniform};
+  std::uint64_t seed = 400;
+  for (const auto& params : ranking_variants()) {
+    if (params && params->algorithm != Algorithm::onesweep) continue;
+    BOOST_TEST_CONTEXT(describe(params)) {
+      Sorter sorter = make_sorter(params);
+      for (ConstantPassCheck check :
+           {ConstantPassCheck::after_first_pass, ConstantPassCheck::before_first_pass,
+            ConstantPassCheck::never}) {
+        BOOST_TEST_CONTEXT("constant_pass_check " << static_cast<int>(check)) {
+          for (std::size_t n : {2u, 4097u, 65537u}) {
+            for (Distribution d : inputs) {
+              const SortOptions o{.descending = n % 2 == 0, .constant_pass_check = check};
+              expect_sorted_keys(sorter, make_keys<std::uint32_t>(d, n, seed++), o, to_string(d));
+              expect_sorted_pairs<double, std::uint16_t>(sorter, make_keys<double>(d, n, seed++), o,
+                                                         to_string(d));
+            }
+          }
+          const SortOptions low_range{.begin_bit = 3, .end_bit = 21, .constant_pass_check = check};
+          expect_sorted_keys(sorter, make_keys<std::uint64_t>(Distribution::low_bits, 5003, seed++),
+                             low_range, "low_bits");
+        }
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_bit_ranges_are_errors_and_leave_data_alone) {
   Sorter sorter(test_queue());
   std::vector<std::uint32_t> keys{5, 3, 9};

@@ -17,11 +17,15 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
       max_passes_((key_size(config.key_type) * 8 + config.params.radix_bits - 1) /
                   static_cast<std::size_t>(config.params.radix_bits)),
       compute_units_(query_limits(device).compute_units) {
+  cl_int status = CL_SUCCESS;
+  readback_queue_ = cl::CommandQueue(context, device, 0, &status);
+  check(status, "create command queue", "histogram read-back");
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   const cl::Program program =
       build_template(context, device, "onesweep.cl", kernel_template_variables(config));
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");
+  offsets_kernel_ = make_kernel(program, device, "digit_offsets", wg, "work_group_size");
   pass_kernel_ = make_kernel(program, device, "onesweep_pass", wg, "work_group_size");
 }
 
@@ -36,6 +40,7 @@ OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
   s.data.keys = scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys");
   if (config_.value_bytes > 0)
     s.data.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
+  s.histogram = histogram_.at_least(context_, max_passes_ * radix_ * 4, "histograms");
   s.offsets = offsets_.at_least(context_, max_passes_ * radix_ * 4, "digit offsets");
   s.status =
       status_.at_least(context_, max_passes_ * tile_count(n) * radix_ * 4, "look-back status");
@@ -45,7 +50,6 @@ OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
 
 void OnesweepPlan::reserve(std::uint64_t n) {
   scratch_for(n);
-  histogram_.at_least(context_, max_passes_ * radix_ * 4, "histograms");
 }
 
 cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& buffer,
@@ -55,12 +59,10 @@ cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& bu
   return done;
 }
 
-std::vector<cl_uint> OnesweepPlan::histograms(const cl::CommandQueue& queue, const cl::Buffer& keys,
-                                              std::uint64_t n, unsigned begin_bit, unsigned end_bit,
-                                              std::size_t passes, bool descending,
-                                              std::vector<cl::Event>& waits) {
-  const cl::Buffer& hist = histogram_.at_least(context_, passes * radix_ * 4, "histograms");
-  waits = {zero(queue, hist, passes * radix_ * 4, waits)};
+cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
+                                     const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
+                                     std::size_t passes, std::vector<cl::Event> waits) {
+  waits = {zero(queue, scratch.histogram, passes * radix_ * 4, waits)};
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics.
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
@@ -69,80 +71,96 @@ std::vector<cl_uint> OnesweepPlan::histograms(const cl::CommandQueue& queue, con
   KernelArgs(histogram_kernel_, false)
       .buffer(keys)
       .offset(n)
-      .u32(begin_bit)
-      .u32(end_bit)
+      .u32(spec.begin_bit)
+      .u32(spec.end_bit)
       .u32(static_cast<std::uint32_t>(passes))
-      .u32(descending)
-      .buffer(hist);
+      .u32(spec.descending)
+      .buffer(scratch.histogram);
   waits = {launch(queue, histogram_kernel_, groups * wg, wg, waits)};
+  KernelArgs(offsets_kernel_, false).buffer(scratch.histogram).buffer(scratch.offsets);
+  return launch(queue, offsets_kernel_, passes * wg, wg, waits);
+}
+
+std::vector<std::size_t> OnesweepPlan::varying_passes(const cl::CommandQueue& queue,
+                                                      const Scratch& scratch, std::uint64_t n,
+                                                      std::size_t first, std::size_t passes,
+                                                      const cl::Event& counted) {
+  check(queue.flush(), "flush");  // the read waits for `counted`, which must be submitted
   std::vector<cl_uint> counts(passes * radix_);
-  check(queue.enqueueReadBuffer(hist, CL_TRUE, 0, counts.size() * 4, counts.data(), &waits),
+  const std::vector<cl::Event> waits{counted};
+  check(readback_queue_.enqueueReadBuffer(scratch.histogram, CL_TRUE, 0, counts.size() * 4,
+                                          counts.data(), &waits),
         "read buffer", "digit histograms");
-  return counts;
+  // A pass whose digit is the same for every key would only copy.
+  std::vector<std::size_t> varying;
+  for (std::size_t p = first; p < passes; ++p) {
+    const auto row = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
+    if (std::find(row, row + static_cast<std::ptrdiff_t>(radix_), n) ==
+        row + static_cast<std::ptrdiff_t>(radix_))
+      varying.push_back(p);
+  }
+  return varying;
+}
+
+cl::Event OnesweepPlan::enqueue_pass(const cl::CommandQueue& queue, const Scratch& scratch,
+                                     const PassData& from, const PassData& to, std::uint64_t n,
+                                     const SortSpec& spec, std::size_t pass, const PassDigit& digit,
+                                     const std::vector<cl::Event>& waits) {
+  const std::uint64_t tiles = tile_count(n);
+  KernelArgs args(pass_kernel_, false);
+  args.buffer(from.keys).buffer(to.keys);
+  if (config_.value_bytes > 0) args.buffer(from.values).buffer(to.values);
+  args.offset(n)
+      .u32(digit.shift)
+      .u32(digit.mask)
+      .u32(spec.descending)
+      .u32(static_cast<std::uint32_t>(pass))
+      .u32(static_cast<std::uint32_t>(tiles))
+      .buffer(scratch.offsets)
+      .buffer(scratch.status)
+      .buffer(scratch.tickets);
+  const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
+  return launch(queue, pass_kernel_, tiles * wg, wg, waits);
 }
 
 cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                            unsigned begin_bit, unsigned end_bit, bool descending,
-                            std::vector<cl::Event> waits) {
+                            const SortSpec& spec, std::vector<cl::Event> waits) {
   if (n > max_keys)
     throw Error("sort", "onesweep handles at most " + std::to_string(max_keys) + " keys");
-  const std::vector<PassDigit> all = pass_digits(begin_bit, end_bit, config_.params.radix_bits);
-  const std::vector<cl_uint> counts =
-      histograms(queue, data.keys, n, begin_bit, end_bit, all.size(), descending, waits);
+  const std::vector<PassDigit> digits =
+      pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
+  const Scratch scratch = scratch_for(n);
+  const cl::Event counted = count_digits(queue, scratch, data.keys, n, spec, digits.size(), waits);
+  // Every pass's look-back status is cleared up front: which passes run may be known only after
+  // the first has been enqueued.
+  waits = {zero(queue, scratch.status, digits.size() * tile_count(n) * radix_ * 4, {counted}),
+           zero(queue, scratch.tickets, digits.size() * 4, {counted})};
 
-  // A pass whose digit is the same for every key would only copy: skip it. The others get
-  // exclusive digit offsets, computed here from the counts already read.
-  std::vector<PassDigit> passes;
-  // The upload below does not block: the plan keeps its source alive. The next run rewrites it
-  // only after its own histogram read, which waits for this sort to finish.
-  std::vector<cl_uint>& offsets = offsets_host_;
-  offsets.clear();
-  for (std::size_t p = 0; p < all.size(); ++p) {
-    const auto first = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
-    if (std::find(first, first + static_cast<std::ptrdiff_t>(radix_), n) !=
-        first + static_cast<std::ptrdiff_t>(radix_))
-      continue;
-    passes.push_back(all[p]);
-    cl_uint running = 0;
-    for (std::size_t d = 0; d < radix_; ++d) {
-      offsets.push_back(running);
-      running += first[static_cast<std::ptrdiff_t>(d)];
-    }
-  }
+  std::vector<std::size_t> passes;
+  if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
+    passes = varying_passes(queue, scratch, n, 0, digits.size(), counted);
+  else
+    for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
   if (passes.empty()) {
     cl::Event done;
     check(queue.enqueueMarkerWithWaitList(&waits, &done), "enqueue marker");
     return done;
   }
 
-  const Scratch scratch = scratch_for(n);
-  const std::uint64_t tiles = tile_count(n);
-  cl::Event uploaded;
-  check(queue.enqueueWriteBuffer(scratch.offsets, CL_FALSE, 0, offsets.size() * 4, offsets.data(),
-                                 &waits, &uploaded),
-        "write buffer", "digit offsets");
-  waits.push_back(uploaded);
-  waits = {zero(queue, scratch.status, passes.size() * tiles * radix_ * 4, waits),
-           zero(queue, scratch.tickets, passes.size() * 4, waits)};
-
   const PassData* from = &data;
   const PassData* to = &scratch.data;
-  const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  for (std::size_t p = 0; p < passes.size(); ++p) {
-    KernelArgs args(pass_kernel_, false);
-    args.buffer(from->keys).buffer(to->keys);
-    if (config_.value_bytes > 0) args.buffer(from->values).buffer(to->values);
-    args.offset(n)
-        .u32(passes[p].shift)
-        .u32(passes[p].mask)
-        .u32(descending)
-        .u32(static_cast<std::uint32_t>(p))
-        .u32(static_cast<std::uint32_t>(tiles))
-        .buffer(scratch.offsets)
-        .buffer(scratch.status)
-        .buffer(scratch.tickets);
-    waits = {launch(queue, pass_kernel_, tiles * wg, wg, waits)};
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    waits = {
+        enqueue_pass(queue, scratch, *from, *to, n, spec, passes[i], digits[passes[i]], waits)};
     std::swap(from, to);
+    // The counts are read while the first pass runs; the passes after it that they show to be
+    // constant are dropped.
+    if (i == 0 && spec.constant_pass_check == ConstantPassCheck::after_first_pass) {
+      const std::vector<std::size_t> later =
+          varying_passes(queue, scratch, n, passes[0] + 1, digits.size(), counted);
+      passes.resize(1);
+      passes.insert(passes.end(), later.begin(), later.end());
+    }
   }
   if (from != &data)
     return copy_pass_data(queue, *from, data, n, key_size(config_.key_type), config_.value_bytes,

@@ -13,26 +13,36 @@ class OnesweepPlan : public SortPlan {
 
   OnesweepPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
 
-  /// Reads the histograms back to the host to skip passes whose digit is the same for every key,
-  /// so the call returns only once the histogram kernel has run.
+  /// Enqueues the histograms of every digit and their exclusive offsets, then the passes,
+  /// skipping those whose digit is the same for every key as spec.constant_pass_check says.
+  /// Unless it says never, returns only once the histograms are read back.
   cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                unsigned begin_bit, unsigned end_bit, bool descending,
-                std::vector<cl::Event> waits) override;
+                const SortSpec& spec, std::vector<cl::Event> waits) override;
   void reserve(std::uint64_t n) override;
 
  private:
   struct Scratch {
     PassData data;
-    cl::Buffer offsets, status, tickets;
+    cl::Buffer histogram, offsets, status, tickets;
   };
   /// The scratch buffers for n keys, sized for every pass (a sort uses those not skipped).
   Scratch scratch_for(std::uint64_t n);
   std::uint64_t tile_count(std::uint64_t n) const;
-  /// Enqueues the histogram kernel and returns each pass's digit counts, read back.
-  std::vector<cl_uint> histograms(const cl::CommandQueue& queue, const cl::Buffer& keys,
-                                  std::uint64_t n, unsigned begin_bit, unsigned end_bit,
-                                  std::size_t passes, bool descending,
-                                  std::vector<cl::Event>& waits);
+  /// Enqueues the histogram kernel and the digit offsets of every pass after `waits`.
+  cl::Event count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
+                         const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
+                         std::size_t passes, std::vector<cl::Event> waits);
+  /// Reads the histograms back once `counted` completes, through the plan's own queue so that
+  /// the read does not wait for what `queue` runs after it, and returns the passes (from
+  /// `first` on) whose digit varies.
+  std::vector<std::size_t> varying_passes(const cl::CommandQueue& queue, const Scratch& scratch,
+                                          std::uint64_t n, std::size_t first, std::size_t passes,
+                                          const cl::Event& counted);
+  /// Enqueues pass `pass` (digit `digit`) from `from` to `to` after `waits`.
+  cl::Event enqueue_pass(const cl::CommandQueue& queue, const Scratch& scratch,
+                         const PassData& from, const PassData& to, std::uint64_t n,
+                         const SortSpec& spec, std::size_t pass, const PassDigit& digit,
+                         const std::vector<cl::Event>& waits);
   cl::Event zero(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t bytes,
                  const std::vector<cl::Event>& waits) const;
 
@@ -41,9 +51,10 @@ class OnesweepPlan : public SortPlan {
   std::size_t radix_;
   std::size_t max_passes_;
   std::size_t compute_units_;
+  cl::CommandQueue readback_queue_;
   cl::Kernel histogram_kernel_;
+  cl::Kernel offsets_kernel_;
   cl::Kernel pass_kernel_;
-  std::vector<cl_uint> offsets_host_;  // source of the non-blocking offsets upload
   DeviceBuffer scratch_keys_, scratch_values_, histogram_, offsets_, status_, tickets_;
 };
 

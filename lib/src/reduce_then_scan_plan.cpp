@@ -30,8 +30,8 @@ void ReduceThenScanPlan::reserve(std::uint64_t n) {
 }
 
 cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData& data,
-                                  std::uint64_t n, unsigned begin_bit, unsigned end_bit,
-                                  bool descending, std::vector<cl::Event> waits) {
+                                  std::uint64_t n, const SortSpec& spec,
+                                  std::vector<cl::Event> waits) {
   const KernelConfig& config = radix_.config();
   const Scratch scratch = scratch_for(n);
   const cl::Buffer& hist = scratch.histogram;
@@ -39,10 +39,11 @@ cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData&
   const PassData* from = &data;
   const PassData* to = &scratch.data;
   const std::uint64_t blocks = radix_.block_count(n);
-  for (const PassDigit& digit : pass_digits(begin_bit, end_bit, config.params.radix_bits)) {
-    cl::Event counted = radix_.count(queue, from->keys, n, digit, descending, hist, waits);
+  for (const PassDigit& digit :
+       pass_digits(spec.begin_bit, spec.end_bit, config.params.radix_bits)) {
+    cl::Event counted = radix_.count(queue, from->keys, n, digit, spec.descending, hist, waits);
     cl::Event scanned = scan_.run(queue, hist, (digit.mask + std::uint64_t{1}) * blocks, {counted});
-    waits = {radix_.scatter(queue, *from, *to, n, digit, descending, hist, {scanned})};
+    waits = {radix_.scatter(queue, *from, *to, n, digit, spec.descending, hist, {scanned})};
     std::swap(from, to);
   }
   if (from != &data)

@@ -12,9 +12,9 @@ class ReduceThenScanPlan : public SortPlan {
   ReduceThenScanPlan(const cl::Context& context, const cl::Device& device,
                      const KernelConfig& config);
 
+  /// Runs every pass: this plan never looks for constant-digit passes.
   cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                unsigned begin_bit, unsigned end_bit, bool descending,
-                std::vector<cl::Event> waits) override;
+                const SortSpec& spec, std::vector<cl::Event> waits) override;
   void reserve(std::uint64_t n) override;
 
  private:

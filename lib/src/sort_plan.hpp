@@ -12,15 +12,23 @@ namespace clsort::detail {
 /// The digits of each pass for bits [begin_bit, end_bit), radix_bits at a time, low bits first.
 std::vector<PassDigit> pass_digits(unsigned begin_bit, unsigned end_bit, int radix_bits);
 
+/// What one sort orders by: bits [begin_bit, end_bit) of the ordered key, in which direction,
+/// and whether constant-digit passes are looked for (see clsort::ConstantPassCheck).
+struct SortSpec {
+  unsigned begin_bit = 0;
+  unsigned end_bit = 0;
+  bool descending = false;
+  ConstantPassCheck constant_pass_check = ConstantPassCheck::after_first_pass;
+};
+
 class SortPlan {
  public:
   virtual ~SortPlan() = default;
 
-  /// Sorts data (n keys, and values if the config has them) in place by bits
-  /// [begin_bit, end_bit) of the ordered key, after `waits`; the event completes with the sort.
+  /// Sorts data (n keys, and values if the config has them) in place as `spec` says, after
+  /// `waits`; the event completes with the sort.
   virtual cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                        unsigned begin_bit, unsigned end_bit, bool descending,
-                        std::vector<cl::Event> waits) = 0;
+                        const SortSpec& spec, std::vector<cl::Event> waits) = 0;
 
   /// Allocates the scratch buffers for n keys now (they grow on demand otherwise).
   virtual void reserve(std::uint64_t n) = 0;

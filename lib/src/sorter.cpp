@@ -164,8 +164,9 @@ struct Sorter::Impl {
       return last_sort;
     }
     try {
-      last_sort = plan(type, value_bytes, n)
-                      .run(queue, data, n, options.begin_bit, end_bit, options.descending, waits);
+      const detail::SortSpec spec{options.begin_bit, end_bit, options.descending,
+                                  options.constant_pass_check};
+      last_sort = plan(type, value_bytes, n).run(queue, data, n, spec, waits);
     } catch (const Error&) {
       // Passes enqueued before the failure still run; the next sort must not overlap them.
       queue.finish();

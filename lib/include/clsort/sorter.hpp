@@ -60,9 +60,9 @@ class Sorter {
                        std::size_t value_bytes, const SortOptions& options = {});
 
   /// Sorts the first n keys of a device buffer in place; asynchronous. Starts after `wait_events`
-  /// (and after this Sorter's previous sort); the returned event completes with the sort. With
-  /// the onesweep algorithm the call returns only once the up-front histogram kernel has run:
-  /// its counts are read back to skip passes whose digit is the same for every key.
+  /// (and after this Sorter's previous sort); the returned event completes with the sort. Where
+  /// a onesweep sort checks for constant passes (SortOptions::constant_pass_check), the call
+  /// returns only once the up-front histogram kernel has run and its counts are read back.
   cl::Event sort(const cl::Buffer& keys, std::uint64_t n, KeyType type,
                  const SortOptions& options = {},
                  const std::vector<cl::Event>* wait_events = nullptr);

@@ -56,6 +56,20 @@ constexpr bool is_supported_value_size(std::size_t bytes) {
 }
 
 /// Options of one sort call.
+/// When a onesweep sort reads its digit histograms back to the host to skip the passes whose
+/// digit is the same for every key (keys varying in few bits then sort in fewer passes). The
+/// enqueuing call waits for the read. The reduce-then-scan algorithm never skips a pass.
+enum class ConstantPassCheck {
+  /// The first pass always runs; the counts are read while it runs and the later constant
+  /// passes are skipped, so the device does not wait for the host.
+  after_first_pass,
+  /// Before any pass: a constant first pass is skipped too, but the device idles for the read's
+  /// round trip (on a GPU about as long as a pass of a few million keys).
+  before_first_pass,
+  /// Every pass runs, and sort() on device buffers never waits for the device.
+  never,
+};
+
 struct SortOptions {
   /// Reverse order for all non-NaN keys; NaNs still last; equal keys keep their input order.
   bool descending = false;
@@ -64,6 +78,7 @@ struct SortOptions {
   /// begin_bit == end_bit sorts nothing; end_bit defaults to the key's width.
   unsigned begin_bit = 0;
   std::optional<unsigned> end_bit;
+  ConstantPassCheck constant_pass_check = ConstantPassCheck::after_first_pass;
 };
 
 }  // namespace clsort
