@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -81,6 +83,8 @@ BOOST_AUTO_TEST_CASE(a_winner_must_hold_in_alternating_rounds) {
   BOOST_TEST(tune::challenger_holds({12, 10, 11}, {11, 9, 10}, margin));  // drift, still faster
   BOOST_TEST(!tune::challenger_holds({10, 10, 10}, {9, 0, 0}, margin));   // failed runs
   BOOST_TEST(!tune::challenger_holds({10, 10, 10}, {5, 5, 0}, margin));   // one failed run
+  // Faster in two paired rounds, but its median time is the slower one.
+  BOOST_TEST(!tune::challenger_holds({10, 20, 30}, {9, 30, 25}, margin));
   BOOST_TEST(!tune::challenger_holds({}, {}, margin));
 }
 
@@ -143,6 +147,26 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   const Result again = tune(arguments);
   BOOST_TEST(again.exit_code == 0, again.output);
   BOOST_TEST(has(again, "resuming"));
+
+  // Results that other kernels measured time other code: after a kernel change they are ignored.
+  const std::string results_path = profile_path + ".results.jsonl";
+  std::vector<nlohmann::json> lines;
+  std::ifstream results(results_path);
+  for (std::string line; std::getline(results, line);) lines.push_back(nlohmann::json::parse(line));
+  results.close();
+  BOOST_REQUIRE(!lines.empty());
+  std::ofstream rewritten(results_path);
+  for (nlohmann::json& line : lines) {
+    BOOST_TEST(line.at("kernels") == kernel_templates_hash());
+    line["kernels"] = "0123456789abcdef";
+    rewritten << line.dump() << "\n";
+  }
+  rewritten.close();
+  const Result after_change = tune(arguments);
+  BOOST_TEST(after_change.exit_code == 0, after_change.output);
+  BOOST_TEST(!has(after_change, "resuming"));
+  BOOST_TEST(has(after_change, std::to_string(lines.size()) +
+                                   " earlier results ignored: measured with other kernels"));
 }
 
 // Onesweep has no scan kernels: sets that differ only in the scan fields are one candidate,

@@ -218,13 +218,16 @@ int run(const Options& o) {
   const std::vector<ClassTask> tasks = plan_classes(o);
   TuningSettings settings;
   settings.repeats = std::max(o.repeats, 5);
-  ResultsLog log(results);
+  ResultsLog log(results, kernel_templates_hash());
   Watchdog watchdog(settings.hang_limit, log);
   Bench bench(device.device);
   const bool show = !o.quiet && ::isatty(STDERR_FILENO);
   std::cerr << "clsort-tune: " << identity.name << " (" << identity.platform << "), "
             << tasks.size() << " classes, budget " << o.budget << "; results in " << results
             << (log.resumed() ? " (resuming: " + std::to_string(log.resumed()) + " known)" : "")
+            << (log.stale() ? "; " + std::to_string(log.stale()) +
+                                  " earlier results ignored: measured with other kernels"
+                            : "")
             << "\n";
 
   const auto start = Clock::now();

@@ -1,17 +1,24 @@
 // Results file: JSON lines keyed by class, parameters and size.
 #include "results_log.hpp"
 
+#include <utility>
+
 #include <clsort/error.hpp>
 
 namespace clsort::tune {
 
 using nlohmann::json;
 
-ResultsLog::ResultsLog(const std::string& path) {
+ResultsLog::ResultsLog(const std::string& path, std::string kernel_hash)
+    : kernel_hash_(std::move(kernel_hash)) {
   std::ifstream in(path);
   for (std::string text; std::getline(in, text);) {
     try {
       const json j = json::parse(text);
+      if (j.value("kernels", "") != kernel_hash_) {
+        ++stale_;
+        continue;
+      }
       Measurement m;
       m.status = j.at("status").get<std::string>();
       m.detail = j.value("detail", "");
@@ -40,8 +47,10 @@ std::optional<Measurement> ResultsLog::find(const std::string& class_id, const P
   return it->second;
 }
 
-json ResultsLog::line(const std::string& class_id, const Params& params, const Measurement& m) {
-  return {{"class", class_id},
+json ResultsLog::line(const std::string& class_id, const Params& params,
+                      const Measurement& m) const {
+  return {{"kernels", kernel_hash_},
+          {"class", class_id},
           {"n", m.n},
           {"params", params},
           {"status", m.status},

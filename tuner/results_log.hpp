@@ -15,9 +15,10 @@ namespace clsort::tune {
 
 class ResultsLog {
  public:
-  /// Reads earlier results from `path` (if it exists; unreadable lines are ignored) and appends
-  /// new ones to it.
-  explicit ResultsLog(const std::string& path);
+  /// Reads earlier results from `path` (if it exists; unreadable lines are ignored, and so are
+  /// lines measured with kernels other than `kernel_hash`'s: they would time other code) and
+  /// appends new ones, tagged with `kernel_hash`, to it.
+  ResultsLog(const std::string& path, std::string kernel_hash);
 
   /// An earlier measurement of `params` for the class `class_id` at n keys, if any.
   std::optional<Measurement> find(const std::string& class_id, const Params& params,
@@ -31,16 +32,20 @@ class ResultsLog {
   /// Every result, earlier and new, for the profile's raw results.
   const nlohmann::json& all() const { return all_; }
   std::size_t resumed() const { return resumed_; }
+  /// Earlier lines ignored because other kernels measured them.
+  std::size_t stale() const { return stale_; }
 
  private:
   static std::string key(const std::string& class_id, const Params& params, std::uint64_t n);
-  static nlohmann::json line(const std::string& class_id, const Params& params,
-                             const Measurement& measurement);
+  nlohmann::json line(const std::string& class_id, const Params& params,
+                      const Measurement& measurement) const;
   void append(const nlohmann::json& line);
   std::map<std::string, Measurement> known_;
   nlohmann::json all_ = nlohmann::json::array();
   std::ofstream out_;
+  std::string kernel_hash_;
   std::size_t resumed_ = 0;
+  std::size_t stale_ = 0;
 };
 
 }  // namespace clsort::tune

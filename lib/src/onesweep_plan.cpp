@@ -16,7 +16,8 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
       radix_(std::size_t{1} << config.params.radix_bits),
       max_passes_((key_size(config.key_type) * 8 + config.params.radix_bits - 1) /
                   static_cast<std::size_t>(config.params.radix_bits)),
-      compute_units_(query_limits(device).compute_units) {
+      compute_units_(query_limits(device).compute_units),
+      sub_buffer_alignment_(device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8) {
   cl_int status = CL_SUCCESS;
   readback_queue_ = cl::CommandQueue(context, device, 0, &status);
   check(status, "create command queue", "histogram read-back");
@@ -35,16 +36,60 @@ std::uint64_t OnesweepPlan::tile_count(std::uint64_t n) const {
   return (n + tile - 1) / tile;
 }
 
+namespace {
+
+// A copy of the handle: createSubBuffer is not const in CLHPP.
+cl::Buffer sub_buffer(cl::Buffer whole, std::uint64_t offset, std::uint64_t bytes,
+                      const char* purpose) {
+  const cl_buffer_region region{offset, bytes};
+  cl_int status = CL_SUCCESS;
+  cl::Buffer part =
+      whole.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  check(status, "create sub-buffer", purpose);
+  return part;
+}
+
+}  // namespace
+
+void OnesweepPlan::place_counters(Scratch& scratch, std::uint64_t n) {
+  const auto aligned = [&](std::uint64_t bytes) {
+    return (bytes + sub_buffer_alignment_ - 1) / sub_buffer_alignment_ * sub_buffer_alignment_;
+  };
+  const std::uint64_t histogram_bytes = max_passes_ * radix_ * 4;
+  const std::uint64_t tickets_offset = aligned(histogram_bytes);
+  const std::uint64_t status_offset = aligned(tickets_offset + max_passes_ * 4);
+  const std::uint64_t bytes = status_offset + max_passes_ * tile_count(n) * radix_ * 4;
+  // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
+  if (placed_.counters() && bytes > placed_.counters.getInfo<CL_MEM_SIZE>()) placed_ = Scratch{};
+  const cl::Buffer& counters =
+      counters_.at_least(context_, bytes, "histograms, tickets and look-back status");
+  if (counters() != placed_.counters()) {
+    const auto size = counters.getInfo<CL_MEM_SIZE>();
+    placed_.counters = counters;
+    placed_.histogram = sub_buffer(counters, 0, histogram_bytes, "histograms");
+    placed_.tickets = sub_buffer(counters, tickets_offset, max_passes_ * 4, "tile tickets");
+    placed_.status = sub_buffer(counters, status_offset, size - status_offset, "look-back status");
+    placed_.status_offset = status_offset;
+  }
+  scratch.counters = placed_.counters;
+  scratch.histogram = placed_.histogram;
+  scratch.tickets = placed_.tickets;
+  scratch.status = placed_.status;
+  scratch.status_offset = placed_.status_offset;
+}
+
+std::uint64_t OnesweepPlan::cleared_bytes(const Scratch& scratch, std::uint64_t n,
+                                          std::size_t passes) const {
+  return scratch.status_offset + passes * tile_count(n) * radix_ * 4;
+}
+
 OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
   Scratch s;
   s.data.keys = scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys");
   if (config_.value_bytes > 0)
     s.data.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
-  s.histogram = histogram_.at_least(context_, max_passes_ * radix_ * 4, "histograms");
   s.offsets = offsets_.at_least(context_, max_passes_ * radix_ * 4, "digit offsets");
-  s.status =
-      status_.at_least(context_, max_passes_ * tile_count(n) * radix_ * 4, "look-back status");
-  s.tickets = tickets_.at_least(context_, max_passes_ * 4, "tile tickets");
+  place_counters(s, n);
   return s;
 }
 
@@ -62,7 +107,7 @@ cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& bu
 cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
                                      std::size_t passes, std::vector<cl::Event> waits) {
-  waits = {zero(queue, scratch.histogram, passes * radix_ * 4, waits)};
+  waits = {zero(queue, scratch.counters, cleared_bytes(scratch, n, passes), waits)};
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics.
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
@@ -130,11 +175,10 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
+  // Every pass's look-back status is cleared with the histograms: which passes run may be known
+  // only after the first has been enqueued.
   const cl::Event counted = count_digits(queue, scratch, data.keys, n, spec, digits.size(), waits);
-  // Every pass's look-back status is cleared up front: which passes run may be known only after
-  // the first has been enqueued.
-  waits = {zero(queue, scratch.status, digits.size() * tile_count(n) * radix_ * 4, {counted}),
-           zero(queue, scratch.tickets, digits.size() * 4, {counted})};
+  waits = {counted};
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)

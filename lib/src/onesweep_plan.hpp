@@ -23,12 +23,22 @@ class OnesweepPlan : public SortPlan {
  private:
   struct Scratch {
     PassData data;
-    cl::Buffer histogram, offsets, status, tickets;
+    cl::Buffer offsets;
+    /// The histograms, tile tickets and look-back status: aligned sub-buffers of `counters`,
+    /// which one fill of its first `cleared_bytes(...)` clears before a sort (a command costs
+    /// a small GPU sort several microseconds).
+    cl::Buffer counters, histogram, tickets, status;
+    std::uint64_t status_offset = 0;
   };
   /// The scratch buffers for n keys, sized for every pass (a sort uses those not skipped).
   Scratch scratch_for(std::uint64_t n);
   std::uint64_t tile_count(std::uint64_t n) const;
-  /// Enqueues the histogram kernel and the digit offsets of every pass after `waits`.
+  /// Points the scratch's counter sub-buffers into a counters buffer large enough for n keys.
+  void place_counters(Scratch& scratch, std::uint64_t n);
+  /// The bytes of `counters` to clear before a sort of n keys in `passes` passes.
+  std::uint64_t cleared_bytes(const Scratch& scratch, std::uint64_t n, std::size_t passes) const;
+  /// Clears the counters, then enqueues the histogram kernel and the digit offsets of every
+  /// pass after `waits`.
   cl::Event count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
                          const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
                          std::size_t passes, std::vector<cl::Event> waits);
@@ -51,11 +61,13 @@ class OnesweepPlan : public SortPlan {
   std::size_t radix_;
   std::size_t max_passes_;
   std::size_t compute_units_;
+  std::uint64_t sub_buffer_alignment_;  // bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN is in bits
   cl::CommandQueue readback_queue_;
   cl::Kernel histogram_kernel_;
   cl::Kernel offsets_kernel_;
   cl::Kernel pass_kernel_;
-  DeviceBuffer scratch_keys_, scratch_values_, histogram_, offsets_, status_, tickets_;
+  DeviceBuffer scratch_keys_, scratch_values_, offsets_, counters_;
+  Scratch placed_;  // the counter sub-buffers, made again only when counters_ grows
 };
 
 }  // namespace clsort::detail
