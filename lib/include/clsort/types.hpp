@@ -55,7 +55,6 @@ constexpr bool is_supported_value_size(std::size_t bytes) {
   return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
 }
 
-/// Options of one sort call.
 /// When a onesweep sort reads its digit histograms back to the host to skip the passes whose
 /// digit is the same for every key (keys varying in few bits then sort in fewer passes). The
 /// enqueuing call waits for the read. The reduce-then-scan algorithm never skips a pass.
@@ -70,6 +69,7 @@ enum class ConstantPassCheck {
   never,
 };
 
+/// Options of one sort call.
 struct SortOptions {
   /// Reverse order for all non-NaN keys; NaNs still last; equal keys keep their input order.
   bool descending = false;
@@ -78,6 +78,7 @@ struct SortOptions {
   /// begin_bit == end_bit sorts nothing; end_bit defaults to the key's width.
   unsigned begin_bit = 0;
   std::optional<unsigned> end_bit;
+  /// When constant-digit passes are looked for (onesweep only).
   ConstantPassCheck constant_pass_check = ConstantPassCheck::after_first_pass;
 };
 
