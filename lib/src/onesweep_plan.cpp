@@ -51,7 +51,7 @@ cl::Buffer sub_buffer(cl::Buffer whole, std::uint64_t offset, std::uint64_t byte
 
 }  // namespace
 
-void OnesweepPlan::place_counters(Scratch& scratch, std::uint64_t n) {
+const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
   const auto aligned = [&](std::uint64_t bytes) {
     return (bytes + sub_buffer_alignment_ - 1) / sub_buffer_alignment_ * sub_buffer_alignment_;
   };
@@ -60,27 +60,23 @@ void OnesweepPlan::place_counters(Scratch& scratch, std::uint64_t n) {
   const std::uint64_t status_offset = aligned(tickets_offset + max_passes_ * 4);
   const std::uint64_t bytes = status_offset + max_passes_ * tile_count(n) * radix_ * 4;
   // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
-  if (placed_.counters() && bytes > placed_.counters.getInfo<CL_MEM_SIZE>()) placed_ = Scratch{};
-  const cl::Buffer& counters =
-      counters_.at_least(context_, bytes, "histograms, tickets and look-back status");
-  if (counters() != placed_.counters()) {
-    const auto size = counters.getInfo<CL_MEM_SIZE>();
-    placed_.counters = counters;
-    placed_.histogram = sub_buffer(counters, 0, histogram_bytes, "histograms");
-    placed_.tickets = sub_buffer(counters, tickets_offset, max_passes_ * 4, "tile tickets");
-    placed_.status = sub_buffer(counters, status_offset, size - status_offset, "look-back status");
-    placed_.status_offset = status_offset;
+  if (counters_.whole() && bytes > counters_.whole.getInfo<CL_MEM_SIZE>()) counters_ = Counters{};
+  const cl::Buffer& whole =
+      counters_buffer_.at_least(context_, bytes, "histograms, tickets and look-back status");
+  if (whole() != counters_.whole()) {
+    const auto size = whole.getInfo<CL_MEM_SIZE>();
+    counters_.whole = whole;
+    counters_.histogram = sub_buffer(whole, 0, histogram_bytes, "histograms");
+    counters_.tickets = sub_buffer(whole, tickets_offset, max_passes_ * 4, "tile tickets");
+    counters_.status = sub_buffer(whole, status_offset, size - status_offset, "look-back status");
+    counters_.status_offset = status_offset;
   }
-  scratch.counters = placed_.counters;
-  scratch.histogram = placed_.histogram;
-  scratch.tickets = placed_.tickets;
-  scratch.status = placed_.status;
-  scratch.status_offset = placed_.status_offset;
+  return counters_;
 }
 
-std::uint64_t OnesweepPlan::cleared_bytes(const Scratch& scratch, std::uint64_t n,
+std::uint64_t OnesweepPlan::cleared_bytes(const Counters& counters, std::uint64_t n,
                                           std::size_t passes) const {
-  return scratch.status_offset + passes * tile_count(n) * radix_ * 4;
+  return counters.status_offset + passes * tile_count(n) * radix_ * 4;
 }
 
 OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
@@ -89,7 +85,7 @@ OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
   if (config_.value_bytes > 0)
     s.data.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
   s.offsets = offsets_.at_least(context_, max_passes_ * radix_ * 4, "digit offsets");
-  place_counters(s, n);
+  s.counters = counters_for(n);
   return s;
 }
 
@@ -107,7 +103,7 @@ cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& bu
 cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
                                      std::size_t passes, std::vector<cl::Event> waits) {
-  waits = {zero(queue, scratch.counters, cleared_bytes(scratch, n, passes), waits)};
+  waits = {zero(queue, scratch.counters.whole, cleared_bytes(scratch.counters, n, passes), waits)};
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics.
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
@@ -120,9 +116,9 @@ cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratc
       .u32(spec.end_bit)
       .u32(static_cast<std::uint32_t>(passes))
       .u32(spec.descending)
-      .buffer(scratch.histogram);
+      .buffer(scratch.counters.histogram);
   waits = {launch(queue, histogram_kernel_, groups * wg, wg, waits)};
-  KernelArgs(offsets_kernel_, false).buffer(scratch.histogram).buffer(scratch.offsets);
+  KernelArgs(offsets_kernel_, false).buffer(scratch.counters.histogram).buffer(scratch.offsets);
   return launch(queue, offsets_kernel_, passes * wg, wg, waits);
 }
 
@@ -133,7 +129,7 @@ std::vector<std::size_t> OnesweepPlan::varying_passes(const cl::CommandQueue& qu
   check(queue.flush(), "flush");  // the read waits for `counted`, which must be submitted
   std::vector<cl_uint> counts(passes * radix_);
   const std::vector<cl::Event> waits{counted};
-  check(readback_queue_.enqueueReadBuffer(scratch.histogram, CL_TRUE, 0, counts.size() * 4,
+  check(readback_queue_.enqueueReadBuffer(scratch.counters.histogram, CL_TRUE, 0, counts.size() * 4,
                                           counts.data(), &waits),
         "read buffer", "digit histograms");
   // A pass whose digit is the same for every key would only copy.
@@ -162,8 +158,8 @@ cl::Event OnesweepPlan::enqueue_pass(const cl::CommandQueue& queue, const Scratc
       .u32(static_cast<std::uint32_t>(pass))
       .u32(static_cast<std::uint32_t>(tiles))
       .buffer(scratch.offsets)
-      .buffer(scratch.status)
-      .buffer(scratch.tickets);
+      .buffer(scratch.counters.status)
+      .buffer(scratch.counters.tickets);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   return launch(queue, pass_kernel_, tiles * wg, wg, waits);
 }

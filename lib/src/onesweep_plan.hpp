@@ -21,22 +21,25 @@ class OnesweepPlan : public SortPlan {
   void reserve(std::uint64_t n) override;
 
  private:
+  /// The histograms, tile tickets and look-back status: aligned sub-buffers of `whole`, which
+  /// one fill of its first `cleared_bytes(...)` clears before a sort (a command costs a small
+  /// GPU sort several microseconds).
+  struct Counters {
+    cl::Buffer whole, histogram, tickets, status;
+    std::uint64_t status_offset = 0;
+  };
   struct Scratch {
     PassData data;
     cl::Buffer offsets;
-    /// The histograms, tile tickets and look-back status: aligned sub-buffers of `counters`,
-    /// which one fill of its first `cleared_bytes(...)` clears before a sort (a command costs
-    /// a small GPU sort several microseconds).
-    cl::Buffer counters, histogram, tickets, status;
-    std::uint64_t status_offset = 0;
+    Counters counters;
   };
   /// The scratch buffers for n keys, sized for every pass (a sort uses those not skipped).
   Scratch scratch_for(std::uint64_t n);
   std::uint64_t tile_count(std::uint64_t n) const;
-  /// Points the scratch's counter sub-buffers into a counters buffer large enough for n keys.
-  void place_counters(Scratch& scratch, std::uint64_t n);
-  /// The bytes of `counters` to clear before a sort of n keys in `passes` passes.
-  std::uint64_t cleared_bytes(const Scratch& scratch, std::uint64_t n, std::size_t passes) const;
+  /// The counters for n keys: made again only when their buffer grows.
+  const Counters& counters_for(std::uint64_t n);
+  /// The bytes of `counters.whole` to clear before a sort of n keys in `passes` passes.
+  std::uint64_t cleared_bytes(const Counters& counters, std::uint64_t n, std::size_t passes) const;
   /// Clears the counters, then enqueues the histogram kernel and the digit offsets of every
   /// pass after `waits`.
   cl::Event count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
@@ -66,8 +69,8 @@ class OnesweepPlan : public SortPlan {
   cl::Kernel histogram_kernel_;
   cl::Kernel offsets_kernel_;
   cl::Kernel pass_kernel_;
-  DeviceBuffer scratch_keys_, scratch_values_, offsets_, counters_;
-  Scratch placed_;  // the counter sub-buffers, made again only when counters_ grows
+  DeviceBuffer scratch_keys_, scratch_values_, offsets_, counters_buffer_;
+  Counters counters_;
 };
 
 }  // namespace clsort::detail
