@@ -185,10 +185,16 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
   __local uint partial[WG];
   __local int global_minus_local[RADIX];
-{% if ranking == "warp_match" %}
+{% if scatter_while_ranking %}
+  /* Keys only, where local memory holds both: each key lands in the tile's key buffer as soon
+     as it is ranked, so the warps' digit masks need a table of their own. */
+  __local key_t sorted_keys[TILE];
+  __local uint warp_masks[WARPS * RADIX];
+{% elif ranking == "warp_match" %}
   /* Until ranking ends, the tile's key buffer holds each warp's digit masks instead. */
 #define MASK_KEYS ((WARPS * RADIX * 4 + sizeof(key_t) - 1) / sizeof(key_t))
   __local key_t sorted_keys[TILE > MASK_KEYS ? TILE : MASK_KEYS];
+  __local uint* warp_masks = (__local uint*)sorted_keys;
 {% else %}
   __local key_t sorted_keys[TILE];
 {% endif %}
@@ -203,7 +209,6 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
      key of digit d. */
   __local uint warp_slots[WARPS * RADIX];
   const uint warp = lid / WARP, lane = lid % WARP;
-  __local uint* warp_masks = (__local uint*)sorted_keys;
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] = warp_masks[i] = 0;
 #define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
 {% else %}
@@ -226,14 +231,23 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 #define HAS_KEY(j) (full_tile || POSITION(j) < n)
 
   /* 1. Load every key of the tile before using any, so all loads are in flight at once. Keys
-     and slots stay in registers (the loops are unrolled); slots[j] holds key j's digit until
-     ranking turns it into the key's slot in the tile, so each digit is computed once. */
+     stay in registers (the loops are unrolled). */
   key_t keys[EPT];
-  uint slots[EPT];
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
+{% if scatter_while_ranking %}
+  /* Digits are computed again where needed and no slots are held: 256 x 24 keys then take 64
+     registers per work-item instead of 80, so 4 work-groups fit an SM instead of 3 (the u32
+     sort at 2^28 on the H200: 45.6 -> 48.6 Gkeys/s). */
+#define DIGIT(j) digit_of(keys[j], descending, shift, mask)
+{% else %}
+  /* slots[j] holds key j's digit until ranking turns it into the key's slot in the tile, so
+     each digit is computed once. */
+  uint slots[EPT];
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) slots[j] = digit_of(keys[j], descending, shift, mask);
+#define DIGIT(j) slots[j]
+{% endif %}
 
   /* 2. Count the tile's digits and publish the counts at once, so that later tiles looking
      back find this tile's aggregate without waiting for its ranking; then scan them. */
@@ -241,7 +255,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint* my_slots = warp_slots + warp * RADIX;
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
-    if (HAS_KEY(j)) atomic_inc(&my_slots[slots[j]]);
+    if (HAS_KEY(j)) atomic_inc(&my_slots[DIGIT(j)]);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < RADIX; d += WG) { /* per digit, warps' counts become their bases */
     uint running = 0;
@@ -255,7 +269,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 {% else %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
-    if (HAS_KEY(j)) atomic_inc(&tile_counts[slots[j]]);
+    if (HAS_KEY(j)) atomic_inc(&tile_counts[DIGIT(j)]);
   barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}
   for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as above: no barrier */
@@ -271,12 +285,12 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   scan_digits(tile_starts, partial);
 #endif
 
-  /* 3. Rank each key among the tile's keys of its digit, stably: slots[j] becomes its slot. */
+  /* 3. Rank each key among the tile's keys of its digit, stably, giving its slot in the tile. */
 {% if ranking == "warp_match" %}
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] += tile_starts[i % RADIX];
   barrier(CLK_LOCAL_MEM_FENCE);
   /* Per round, the lanes holding digit d each set their bit in the warp's mask of d; the
-     lowest of them (the leader) claims their slots with one local atomic, shares the first
+     highest of them (the leader) claims their slots with one local atomic, shares the first
      by shuffle, and clears the mask. With 8 ballots per key instead of the masks the whole
      u32 sort at 2^28 took 14% longer on the H200, and with a read, warp barrier and write
      of the slot counter instead of the atomic and shuffle 8% longer. */
@@ -285,18 +299,25 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = HAS_KEY(j);
-    const uint digit = slots[j];
+    const uint digit = DIGIT(j);
     if (valid) atomic_or(&my_masks[digit], 1u << lane);
     warp_sync();
     const uint peers = valid ? my_masks[digit] : 0;
-    const bool leads = valid && (peers & below) == 0;
-    uint first = leads ? atomic_add(&my_slots[digit], popcount(peers)) : 0;
-    first = shuffle_from(first, 31 - clz(peers & (0u - peers))); /* from the lowest peer */
+    const uint leader = 31 - clz(peers);
+    const uint peers_up_to_me = popcount(peers & (below | (1u << lane))); /* the leader: all */
+    const bool leads = valid && lane == leader;
+    uint first = leads ? atomic_add(&my_slots[digit], peers_up_to_me) : 0;
+    first = shuffle_from(first, leader);
     if (leads) my_masks[digit] = 0;
     warp_sync();
-    slots[j] = first + popcount(peers & below);
+{% if scatter_while_ranking %}
+    if (valid) sorted_keys[first + peers_up_to_me - 1] = keys[j];
+  }
+{% else %}
+    slots[j] = first + peers_up_to_me - 1;
   }
   barrier(CLK_LOCAL_MEM_FENCE); /* every warp's masks are done before keys land over them */
+{% endif %}
 {% else %}
   /* Each work-item sets its bit in its digit's bitmask; its rank is the number of set bits
      below its own plus the digit's count in earlier rounds. */
@@ -305,7 +326,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) {
     const bool valid = HAS_KEY(j);
-    const uint digit = slots[j];
+    const uint digit = DIGIT(j);
     if (valid) atomic_or(&digit_masks[digit * MASK_WORDS + word], 1u << (lid % 32));
     barrier(CLK_LOCAL_MEM_FENCE);
     if (valid) {
@@ -337,9 +358,11 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 
   /* 5. Reorder the tile in local memory, then write it out in slot order: neighbouring
      work-items write neighbouring addresses within each digit's run. */
+{% if not scatter_while_ranking %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (HAS_KEY(j)) sorted_keys[slots[j]] = keys[j];
+{% endif %}
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile_size = (uint)min((offset_t)TILE, n - tile_begin);
   for (uint i = lid; i < tile_size; i += WG) {

@@ -5,6 +5,7 @@
 
 #include <clsort/clsort.hpp>
 
+#include "radix_kernels.hpp"
 #include "support/environment.hpp"
 #include "support/opencl_fixture.hpp"
 
@@ -148,6 +149,33 @@ BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
     BOOST_CHECK_EXCEPTION(validate_for_device(p, device), Error, [](const Error& e) {
       return message_has(e, "warp_match needs an NVIDIA GPU");
     });
+}
+
+// The pass kernel's two warp_match layouts: keys scattered while ranked need the digit masks
+// beside the tile (as the H200 and H100 run u32 keys at 256 x 16 and 256 x 24 in 48 KiB);
+// otherwise the masks share the tile's key buffer and validation asks only for that.
+BOOST_AUTO_TEST_CASE(digit_masks_get_a_table_of_their_own_only_where_it_fits) {
+  using clsort::detail::scatters_while_ranking;
+  constexpr std::uint64_t kib48 = 48 * 1024;
+  Params p;
+  p.algorithm = Algorithm::onesweep;
+  p.ranking = Ranking::warp_match;
+  p.work_group_size = 256;
+  for (int ept : {16, 24}) {
+    p.elements_per_thread = ept;
+    BOOST_TEST(scatters_while_ranking(p, 4, 0, kib48), "u32 keys, 256 x " << ept);
+    BOOST_TEST(local_memory_bytes(p, 4, 0) + 256 / 32 * 256 * 4 <= kib48);
+    BOOST_TEST(!scatters_while_ranking(p, 4, 4, kib48), "u32 keys with values, 256 x " << ept);
+  }
+  p.elements_per_thread = 16;
+  BOOST_TEST(!scatters_while_ranking(p, 8, 0, kib48));  // u64 keys: the tile alone is 32 KiB
+  BOOST_TEST(local_memory_bytes(p, 8, 0) <= kib48);     // but the shared layout fits
+  BOOST_TEST(scatters_while_ranking(p, 8, 0, 64 * 1024));
+  p.elements_per_thread = 28;
+  BOOST_TEST(!scatters_while_ranking(p, 4, 0, kib48));
+  p.elements_per_thread = 16;
+  p.ranking = Ranking::bitmask;
+  BOOST_TEST(!scatters_while_ranking(p, 4, 0, kib48));
 }
 
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {

@@ -22,8 +22,11 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   readback_queue_ = cl::CommandQueue(context, device, 0, &status);
   check(status, "create command queue", "histogram read-back");
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
-  const cl::Program program =
-      build_template(context, device, "onesweep.cl", kernel_template_variables(config));
+  TemplateContext variables = kernel_template_variables(config);
+  variables["scatter_while_ranking"] =
+      scatters_while_ranking(config.params, key_size(config.key_type), config.value_bytes,
+                             query_limits(device).local_memory_bytes);
+  const cl::Program program = build_template(context, device, "onesweep.cl", variables);
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");
   offsets_kernel_ = make_kernel(program, device, "digit_offsets", wg, "work_group_size");

@@ -7,6 +7,7 @@
 
 #include "clsort/error.hpp"
 #include "device_info.hpp"
+#include "radix_kernels.hpp"
 
 namespace clsort {
 namespace {
@@ -86,15 +87,19 @@ std::size_t reduce_then_scan_local_bytes(const Params& p, std::size_t key_bytes,
   return std::max(scan, digit_count(p) * (mask_words * 4 + 8));
 }
 
-std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
+// `separate_masks`: warp_match's digit masks get a table of their own instead of sharing the
+// tile's key buffer (see detail::scatters_while_ranking).
+std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes,
+                                 bool separate_masks = false) {
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   const std::size_t tile = wg * static_cast<std::size_t>(p.elements_per_thread);
   const bool warp_match = p.ranking == Ranking::warp_match;
   // warp_match: per-warp slot counters, and digit masks that share the tile's key buffer.
   const std::size_t warp_tables = (wg / 32) * digit_count(p) * 4;
   const std::size_t ranking = warp_match ? warp_tables : digit_count(p) * ((wg + 31) / 32 + 1) * 4;
-  const std::size_t key_buffer =
-      warp_match ? std::max(tile * key_bytes, warp_tables) : tile * key_bytes;
+  const std::size_t shared_key_buffer =
+      separate_masks ? tile * key_bytes + warp_tables : std::max(tile * key_bytes, warp_tables);
+  const std::size_t key_buffer = warp_match ? shared_key_buffer : tile * key_bytes;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t pass_kernel =
       key_buffer + tile * value_bytes + digit_count(p) * 12 + wg * 4 + ranking + kernel_slack;
@@ -102,6 +107,17 @@ std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::si
 }
 
 }  // namespace
+
+namespace detail {
+
+bool scatters_while_ranking(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
+                            std::uint64_t local_memory_bytes) {
+  return params.algorithm == Algorithm::onesweep && params.ranking == Ranking::warp_match &&
+         value_bytes == 0 &&
+         onesweep_local_bytes(params, key_bytes, value_bytes, true) <= local_memory_bytes;
+}
+
+}  // namespace detail
 
 std::string_view to_string(Ranking ranking) {
   return name_of(ranking, ranking_names);
@@ -183,7 +199,9 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
   } else if (limits.has_warp_match) {
     p.algorithm = Algorithm::onesweep;
     p.ranking = Ranking::warp_match;
-    p.elements_per_thread = 16;  // H200, u32 at 2^28: 20.5 Gkeys/s; 8: 15.8, 12: 17.6
+    // H200, u32 keys at 2^28: 48.6 Gkeys/s with 24 keys per work-item (they are scattered while
+    // ranked), 46.0 with 16; with values the tile must leave room for them.
+    p.elements_per_thread = key_bytes <= 4 && value_bytes == 0 ? 24 : 16;
   }
   const auto fits = [&] {
     return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;

@@ -35,6 +35,13 @@ struct PassData {
 /// ranking, per work-group otherwise.
 std::uint64_t keys_per_block(const Params& params);
 
+/// True where onesweep's pass kernel writes each key to its slot in local memory as soon as it is
+/// ranked, holding no slots in registers: keys only, warp_match ranking, and room in
+/// `local_memory_bytes` for the warps' digit masks beside the tile's keys (elsewhere the masks
+/// share the key buffer, so the keys wait in registers until ranking ends).
+bool scatters_while_ranking(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
+                            std::uint64_t local_memory_bytes);
+
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);
 
