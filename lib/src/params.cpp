@@ -94,12 +94,13 @@ std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::si
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   const std::size_t tile = wg * static_cast<std::size_t>(p.elements_per_thread);
   const bool warp_match = p.ranking == Ranking::warp_match;
-  // warp_match: per-warp slot counters, and digit masks that share the tile's key buffer.
+  // warp_match: per-warp slot counters, and digit masks that share the tile's key buffer or
+  // (separate_masks) sit beside it.
   const std::size_t warp_tables = (wg / 32) * digit_count(p) * 4;
   const std::size_t ranking = warp_match ? warp_tables : digit_count(p) * ((wg + 31) / 32 + 1) * 4;
-  const std::size_t shared_key_buffer =
+  const std::size_t keys_and_masks =
       separate_masks ? tile * key_bytes + warp_tables : std::max(tile * key_bytes, warp_tables);
-  const std::size_t key_buffer = warp_match ? shared_key_buffer : tile * key_bytes;
+  const std::size_t key_buffer = warp_match ? keys_and_masks : tile * key_bytes;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t pass_kernel =
       key_buffer + tile * value_bytes + digit_count(p) * 12 + wg * 4 + ranking + kernel_slack;
