@@ -57,16 +57,19 @@ inline void count_digits(__local uint* counts, key_t o, uint begin_bit, uint end
 /* Keys a work-item loads before counting any of them, so that many loads are in flight. */
 #define HISTOGRAM_BATCH 8
 
-/* Digit counts of every pass in one read of the keys: hist[pass * RADIX + digit]. The buffer
-   must be zeroed first. */
+/* Digit counts of every pass in one read of the keys: hist[pass * RADIX + digit], which must
+   be zero before (digit_offsets leaves it so). It also zeroes the first run's look-back status,
+   `first_status_words` words, so that no fill precedes a sort. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit, uint end_bit,
-                          uint passes, uint descending, __global uint* hist) {
+                          uint passes, uint descending, __global uint* hist,
+                          __global uint* first_status, offset_t first_status_words) {
   __local uint counts[PASSES_MAX * RADIX];
   const uint lid = get_local_id(0);
   for (uint i = lid; i < passes * RADIX; i += WG) counts[i] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
   const offset_t stride = get_global_size(0);
+  for (offset_t i = get_global_id(0); i < first_status_words; i += stride) first_status[i] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
   offset_t i = get_global_id(0);
   for (; i < n && n - i > (HISTOGRAM_BATCH - 1) * stride; i += HISTOGRAM_BATCH * stride) {
     key_t batch[HISTOGRAM_BATCH];
@@ -85,13 +88,18 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
 }
 
 /* Exclusive digit offsets of every pass, work-group p scanning hist[p * RADIX, (p + 1) * RADIX)
-   into offsets, so that the passes never wait for the host to read the histograms. */
+   into offsets, so that the passes never wait for the host to read the histograms. It zeroes
+   the histograms for the next sort as it reads them: a kernel boundary, unlike a fence within
+   the histogram kernel, orders that after every work-group's adds on every device. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void digit_offsets(__global const uint* hist, __global uint* offsets) {
+void digit_offsets(__global uint* hist, __global uint* offsets) {
   __local uint digits[RADIX];
   __local uint partial[WG];
   const uint row = get_group_id(0) * RADIX;
-  for (uint d = get_local_id(0); d < RADIX; d += WG) digits[d] = hist[row + d];
+  for (uint d = get_local_id(0); d < RADIX; d += WG) {
+    digits[d] = hist[row + d];
+    hist[row + d] = 0;
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   scan_digits(digits, partial);
   for (uint d = get_local_id(0); d < RADIX; d += WG) offsets[row + d] = digits[d];
@@ -176,20 +184,29 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
                    __global const value_t* values_in, __global value_t* values_out,
 {% endif %}
                    offset_t n, uint shift, uint mask, uint descending,
-                   uint pass, uint tiles, __global const uint* all_digit_offsets,
-                   volatile __global uint* all_status, __global uint* tickets) {
+                   uint pass, uint run, uint tiles, __global const uint* all_digit_offsets,
+                   volatile __global uint* both_status, __global uint* ticket) {
   __global const uint* digit_offsets = all_digit_offsets + pass * RADIX;
-  volatile __global uint* status = all_status + (offset_t)pass * tiles * RADIX;
+  /* Runs (the passes not skipped) alternate between two status regions; each tile zeroes its
+     row of the other one, which the next run uses, so no fill comes between passes. */
+  volatile __global uint* status = both_status + (offset_t)(run & 1) * tiles * RADIX;
+  volatile __global uint* next_status = both_status + (offset_t)(~run & 1) * tiles * RADIX;
   __local uint tile_id;
   __local uint tile_counts[RADIX];      /* keys of each digit in this tile */
   __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
   __local uint partial[WG];
   __local int global_minus_local[RADIX];
 {% if scatter_while_ranking %}
-  /* Keys only, where local memory holds both: each key lands in the tile's key buffer as soon
-     as it is ranked, so the warps' digit masks need a table of their own. */
+  /* Each key lands in the tile's key buffer as soon as it is ranked, so the warps' digit masks
+     go elsewhere: into the value buffer, which fills only after ranking, where it is large
+     enough, else into a table of their own. */
   __local key_t sorted_keys[TILE];
+{% if masks_in_values %}
+  __local value_t sorted_values[TILE];
+  __local uint* warp_masks = (__local uint*)sorted_values;
+{% else %}
   __local uint warp_masks[WARPS * RADIX];
+{% endif %}
 {% elif ranking == "warp_match" %}
   /* Until ranking ends, the tile's key buffer holds each warp's digit masks instead. */
 #define MASK_KEYS ((WARPS * RADIX * 4 + sizeof(key_t) - 1) / sizeof(key_t))
@@ -198,11 +215,15 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 {% else %}
   __local key_t sorted_keys[TILE];
 {% endif %}
-{% if value_bytes > 0 %}
+{% if value_bytes > 0 and not masks_in_values %}
   __local value_t sorted_values[TILE];
 {% endif %}
   const uint lid = get_local_id(0);
-  if (lid == 0) tile_id = atomic_inc(&tickets[pass]);
+  if (lid == 0) {
+    tile_id = atomic_inc(ticket);
+    /* Every work-group has drawn its ticket once the last is drawn: the next run starts at 0. */
+    if (tile_id == tiles - 1) atomic_xchg(ticket, 0);
+  }
 {% if ranking == "warp_match" %}
   /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP.
      warp_slots[w * RADIX + d]: first the warp's count of digit d, then the slot of its next
@@ -235,11 +256,16 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   key_t keys[EPT];
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
+  for (uint d = lid; d < RADIX; d += WG) next_status[(offset_t)tile * RADIX + d] = 0;
 {% if scatter_while_ranking %}
-  /* Digits are computed again where needed and no slots are held: 256 x 24 keys then take 64
-     registers per work-item instead of 80, so 4 work-groups fit an SM instead of 3 (the u32
-     sort at 2^28 on the H200: 45.6 -> 48.6 Gkeys/s). */
+  /* Digits are computed again where needed, and once a key is ranked its register holds its
+     slot (for its value) or nothing: keys only at 256 x 24, 80 registers per work-item became
+     64 when this came in, so 4 work-groups fit an SM instead of 3 (the u32 sort at 2^28 on the
+     H200: 45.6 -> 48.6 Gkeys/s). */
 #define DIGIT(j) digit_of(keys[j], descending, shift, mask)
+{% if value_bytes > 0 %}
+  uint slots[EPT];
+{% endif %}
 {% else %}
   /* slots[j] holds key j's digit until ranking turns it into the key's slot in the tile, so
      each digit is computed once. */
@@ -312,6 +338,9 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
     warp_sync();
 {% if scatter_while_ranking %}
     if (valid) sorted_keys[first + peers_up_to_me - 1] = keys[j];
+{% if value_bytes > 0 %}
+    slots[j] = first + peers_up_to_me - 1;
+{% endif %}
   }
 {% else %}
     slots[j] = first + peers_up_to_me - 1;

@@ -151,11 +151,13 @@ BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
     });
 }
 
-// The pass kernel's two warp_match layouts: keys scattered while ranked need the digit masks
-// beside the tile (as the H200 and H100 run u32 keys at 256 x 16 and 256 x 24 in 48 KiB);
-// otherwise the masks share the tile's key buffer and validation asks only for that.
-BOOST_AUTO_TEST_CASE(digit_masks_get_a_table_of_their_own_only_where_it_fits) {
-  using clsort::detail::scatters_while_ranking;
+// Where the pass kernel's warp_match ranking keeps its digit masks: in the value buffer where
+// values of 4 bytes or more make it large enough (u32 pairs at 256 x 16 in 48 KiB), else in a
+// table of their own where that fits (u32 keys at 256 x 16 and 256 x 24), else in the key
+// buffer, the one layout validation asks room for.
+BOOST_AUTO_TEST_CASE(digit_masks_go_where_they_fit_beside_keys_ranked_into_place) {
+  using clsort::detail::digit_mask_table;
+  using Table = clsort::detail::DigitMaskTable;
   constexpr std::uint64_t kib48 = 48 * 1024;
   Params p;
   p.algorithm = Algorithm::onesweep;
@@ -163,19 +165,22 @@ BOOST_AUTO_TEST_CASE(digit_masks_get_a_table_of_their_own_only_where_it_fits) {
   p.work_group_size = 256;
   for (int ept : {16, 24}) {
     p.elements_per_thread = ept;
-    BOOST_TEST(scatters_while_ranking(p, 4, 0, kib48), "u32 keys, 256 x " << ept);
+    BOOST_TEST((digit_mask_table(p, 4, 0, kib48) == Table::own), "u32 keys, 256 x " << ept);
     BOOST_TEST(local_memory_bytes(p, 4, 0) + 256 / 32 * 256 * 4 <= kib48);
-    BOOST_TEST(!scatters_while_ranking(p, 4, 4, kib48), "u32 keys with values, 256 x " << ept);
   }
   p.elements_per_thread = 16;
-  BOOST_TEST(!scatters_while_ranking(p, 8, 0, kib48));  // u64 keys: the tile alone is 32 KiB
-  BOOST_TEST(local_memory_bytes(p, 8, 0) <= kib48);     // but the shared layout fits
-  BOOST_TEST(scatters_while_ranking(p, 8, 0, 64 * 1024));
+  BOOST_TEST((digit_mask_table(p, 4, 4, kib48) == Table::value_buffer));  // 44 KiB
+  BOOST_TEST((digit_mask_table(p, 4, 1, kib48) == Table::own));  // 4 KiB of values hold no masks
+  BOOST_TEST((digit_mask_table(p, 8, 0, kib48) == Table::key_buffer));  // the tile is 32 KiB
+  BOOST_TEST(local_memory_bytes(p, 8, 0) <= kib48);                     // which alone fits
+  BOOST_TEST((digit_mask_table(p, 8, 0, 64 * 1024) == Table::own));
+  p.elements_per_thread = 8;
+  BOOST_TEST((digit_mask_table(p, 4, 8, kib48) == Table::value_buffer));
   p.elements_per_thread = 28;
-  BOOST_TEST(!scatters_while_ranking(p, 4, 0, kib48));
+  BOOST_TEST((digit_mask_table(p, 4, 0, kib48) == Table::key_buffer));
   p.elements_per_thread = 16;
   p.ranking = Ranking::bitmask;
-  BOOST_TEST(!scatters_while_ranking(p, 4, 0, kib48));
+  BOOST_TEST((digit_mask_table(p, 4, 0, kib48) == Table::key_buffer));
 }
 
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {

@@ -175,6 +175,26 @@ BOOST_AUTO_TEST_CASE(every_constant_pass_check_mode) {
   }
 }
 
+// Onesweep's kernels leave its counters (histograms, tile ticket, look-back status) clean for
+// the next sort instead of a fill clearing them before each: sorts that shrink and grow, with
+// and without skipped passes, one after another on one Sorter.
+BOOST_AUTO_TEST_CASE(onesweep_sorts_of_changing_sizes_one_after_another) {
+  std::uint64_t seed = 500;
+  for (const auto& params : ranking_variants()) {
+    if (params && params->algorithm != Algorithm::onesweep) continue;
+    BOOST_TEST_CONTEXT(describe(params)) {
+      Sorter sorter = make_sorter(params);
+      for (std::size_t n : {200'003u, 7u, 30'011u, 200'003u, 1u, 99'991u}) {
+        for (Distribution d : {Distribution::uniform, Distribution::low_bits}) {
+          expect_sorted_keys(sorter, make_keys<std::uint32_t>(d, n, seed++), {}, to_string(d));
+          expect_sorted_pairs<std::uint64_t, std::uint32_t>(
+              sorter, make_keys<std::uint64_t>(d, n, seed++), {}, to_string(d));
+        }
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_bit_ranges_are_errors_and_leave_data_alone) {
   Sorter sorter(test_queue());
   std::vector<std::uint32_t> keys{5, 3, 9};

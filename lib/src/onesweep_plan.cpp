@@ -23,9 +23,11 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   check(status, "create command queue", "histogram read-back");
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   TemplateContext variables = kernel_template_variables(config);
-  variables["scatter_while_ranking"] =
-      scatters_while_ranking(config.params, key_size(config.key_type), config.value_bytes,
-                             query_limits(device).local_memory_bytes);
+  const DigitMaskTable masks =
+      digit_mask_table(config.params, key_size(config.key_type), config.value_bytes,
+                       query_limits(device).local_memory_bytes);
+  variables["scatter_while_ranking"] = masks != DigitMaskTable::key_buffer;
+  variables["masks_in_values"] = masks == DigitMaskTable::value_buffer;
   const cl::Program program = build_template(context, device, "onesweep.cl", variables);
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");
@@ -59,9 +61,9 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
     return (bytes + sub_buffer_alignment_ - 1) / sub_buffer_alignment_ * sub_buffer_alignment_;
   };
   const std::uint64_t histogram_bytes = max_passes_ * radix_ * 4;
-  const std::uint64_t tickets_offset = aligned(histogram_bytes);
-  const std::uint64_t status_offset = aligned(tickets_offset + max_passes_ * 4);
-  const std::uint64_t bytes = status_offset + max_passes_ * tile_count(n) * radix_ * 4;
+  const std::uint64_t ticket_offset = aligned(histogram_bytes);
+  const std::uint64_t status_offset = aligned(ticket_offset + 4);
+  const std::uint64_t bytes = status_offset + 2 * tile_count(n) * radix_ * 4;
   // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
   if (counters_.whole() && bytes > counters_.whole.getInfo<CL_MEM_SIZE>()) counters_ = Counters{};
   const cl::Buffer& whole =
@@ -70,16 +72,12 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
     const auto size = whole.getInfo<CL_MEM_SIZE>();
     counters_.whole = whole;
     counters_.histogram = sub_buffer(whole, 0, histogram_bytes, "histograms");
-    counters_.tickets = sub_buffer(whole, tickets_offset, max_passes_ * 4, "tile tickets");
+    counters_.ticket = sub_buffer(whole, ticket_offset, 4, "tile ticket");
     counters_.status = sub_buffer(whole, status_offset, size - status_offset, "look-back status");
-    counters_.status_offset = status_offset;
+    counters_.self_cleaning_bytes = status_offset;
+    counters_.clean = false;
   }
   return counters_;
-}
-
-std::uint64_t OnesweepPlan::cleared_bytes(const Counters& counters, std::uint64_t n,
-                                          std::size_t passes) const {
-  return counters.status_offset + passes * tile_count(n) * radix_ * 4;
 }
 
 OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
@@ -96,17 +94,17 @@ void OnesweepPlan::reserve(std::uint64_t n) {
   scratch_for(n);
 }
 
-cl::Event OnesweepPlan::zero(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                             std::uint64_t bytes, const std::vector<cl::Event>& waits) const {
-  cl::Event done;
-  check(queue.enqueueFillBuffer(buffer, cl_uint{0}, 0, bytes, &waits, &done), "enqueue fill");
-  return done;
-}
-
 cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                                     std::size_t passes, std::vector<cl::Event> waits) {
-  waits = {zero(queue, scratch.counters.whole, cleared_bytes(scratch.counters, n, passes), waits)};
+                                     std::size_t passes, bool fill_counters,
+                                     std::vector<cl::Event> waits) {
+  if (fill_counters) {
+    cl::Event filled;
+    check(queue.enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
+                                  scratch.counters.self_cleaning_bytes, &waits, &filled),
+          "enqueue fill", "histograms and tickets");
+    waits = {filled};
+  }
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics.
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
@@ -119,7 +117,9 @@ cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratc
       .u32(spec.end_bit)
       .u32(static_cast<std::uint32_t>(passes))
       .u32(spec.descending)
-      .buffer(scratch.counters.histogram);
+      .buffer(scratch.counters.histogram)
+      .buffer(scratch.counters.status)
+      .offset(tile_count(n) * radix_);
   waits = {launch(queue, histogram_kernel_, groups * wg, wg, waits)};
   KernelArgs(offsets_kernel_, false).buffer(scratch.counters.histogram).buffer(scratch.offsets);
   return launch(queue, offsets_kernel_, passes * wg, wg, waits);
@@ -130,26 +130,30 @@ std::vector<std::size_t> OnesweepPlan::varying_passes(const cl::CommandQueue& qu
                                                       std::size_t first, std::size_t passes,
                                                       const cl::Event& counted) {
   check(queue.flush(), "flush");  // the read waits for `counted`, which must be submitted
-  std::vector<cl_uint> counts(passes * radix_);
+  std::vector<cl_uint> offsets(passes * radix_);
   const std::vector<cl::Event> waits{counted};
-  check(readback_queue_.enqueueReadBuffer(scratch.counters.histogram, CL_TRUE, 0, counts.size() * 4,
-                                          counts.data(), &waits),
-        "read buffer", "digit histograms");
+  check(readback_queue_.enqueueReadBuffer(scratch.offsets, CL_TRUE, 0, offsets.size() * 4,
+                                          offsets.data(), &waits),
+        "read buffer", "digit offsets");
   // A pass whose digit is the same for every key would only copy.
+  const auto one_digit_holds_every_key = [&](std::size_t pass) {
+    const cl_uint* row = offsets.data() + pass * radix_;
+    for (std::size_t d = 0; d < radix_; ++d) {
+      const std::uint64_t end = d + 1 < radix_ ? row[d + 1] : n;
+      if (end - row[d] == n) return true;
+    }
+    return false;
+  };
   std::vector<std::size_t> varying;
-  for (std::size_t p = first; p < passes; ++p) {
-    const auto row = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
-    if (std::find(row, row + static_cast<std::ptrdiff_t>(radix_), n) ==
-        row + static_cast<std::ptrdiff_t>(radix_))
-      varying.push_back(p);
-  }
+  for (std::size_t p = first; p < passes; ++p)
+    if (!one_digit_holds_every_key(p)) varying.push_back(p);
   return varying;
 }
 
 cl::Event OnesweepPlan::enqueue_pass(const cl::CommandQueue& queue, const Scratch& scratch,
                                      const PassData& from, const PassData& to, std::uint64_t n,
-                                     const SortSpec& spec, std::size_t pass, const PassDigit& digit,
-                                     const std::vector<cl::Event>& waits) {
+                                     const SortSpec& spec, std::size_t pass, std::size_t run,
+                                     const PassDigit& digit, const std::vector<cl::Event>& waits) {
   const std::uint64_t tiles = tile_count(n);
   KernelArgs args(pass_kernel_, false);
   args.buffer(from.keys).buffer(to.keys);
@@ -159,10 +163,11 @@ cl::Event OnesweepPlan::enqueue_pass(const cl::CommandQueue& queue, const Scratc
       .u32(digit.mask)
       .u32(spec.descending)
       .u32(static_cast<std::uint32_t>(pass))
+      .u32(static_cast<std::uint32_t>(run))
       .u32(static_cast<std::uint32_t>(tiles))
       .buffer(scratch.offsets)
       .buffer(scratch.counters.status)
-      .buffer(scratch.counters.tickets);
+      .buffer(scratch.counters.ticket);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   return launch(queue, pass_kernel_, tiles * wg, wg, waits);
 }
@@ -174,33 +179,41 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
-  // Every pass's look-back status is cleared with the histograms: which passes run may be known
-  // only after the first has been enqueued.
-  const cl::Event counted = count_digits(queue, scratch, data.keys, n, spec, digits.size(), waits);
-  waits = {counted};
+  const bool fill_counters = !counters_.clean;
+  counters_.clean = false;  // until every command of the sort is enqueued
+  const cl::Event counted =
+      count_digits(queue, scratch, data.keys, n, spec, digits.size(), fill_counters, waits);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
     passes = varying_passes(queue, scratch, n, 0, digits.size(), counted);
   else
     for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
-  if (passes.empty()) {
-    cl::Event done;
-    check(queue.enqueueMarkerWithWaitList(&waits, &done), "enqueue marker");
-    return done;
-  }
+  cl::Event done;
+  if (passes.empty())
+    check(queue.enqueueMarkerWithWaitList(nullptr, &done), "enqueue marker");
+  else
+    done = enqueue_passes(queue, scratch, data, n, spec, digits, std::move(passes), counted);
+  counters_.clean = true;
+  return done;
+}
 
+cl::Event OnesweepPlan::enqueue_passes(const cl::CommandQueue& queue, const Scratch& scratch,
+                                       const PassData& data, std::uint64_t n, const SortSpec& spec,
+                                       const std::vector<PassDigit>& digits,
+                                       std::vector<std::size_t> passes, const cl::Event& counted) {
+  std::vector<cl::Event> waits{counted};
   const PassData* from = &data;
   const PassData* to = &scratch.data;
-  for (std::size_t i = 0; i < passes.size(); ++i) {
-    waits = {
-        enqueue_pass(queue, scratch, *from, *to, n, spec, passes[i], digits[passes[i]], waits)};
+  for (std::size_t run = 0; run < passes.size(); ++run) {
+    const std::size_t pass = passes[run];
+    waits = {enqueue_pass(queue, scratch, *from, *to, n, spec, pass, run, digits[pass], waits)};
     std::swap(from, to);
     // The counts are read while the first pass runs; the passes after it that they show to be
     // constant are dropped.
-    if (i == 0 && spec.constant_pass_check == ConstantPassCheck::after_first_pass) {
+    if (run == 0 && spec.constant_pass_check == ConstantPassCheck::after_first_pass) {
       const std::vector<std::size_t> later =
-          varying_passes(queue, scratch, n, passes[0] + 1, digits.size(), counted);
+          varying_passes(queue, scratch, n, pass + 1, digits.size(), counted);
       passes.resize(1);
       passes.insert(passes.end(), later.begin(), later.end());
     }

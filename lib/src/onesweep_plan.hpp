@@ -21,43 +21,51 @@ class OnesweepPlan : public SortPlan {
   void reserve(std::uint64_t n) override;
 
  private:
-  /// The histograms, tile tickets and look-back status: aligned sub-buffers of `whole`, which
-  /// one fill of its first `cleared_bytes(...)` clears before a sort (a command costs a small
-  /// GPU sort several microseconds).
+  /// The histograms, the tile ticket and two regions of look-back status (runs of the pass
+  /// kernel alternate between them): aligned sub-buffers of `whole`. The kernels return the
+  /// first two to zero as they finish and clear each run's status before it (a fill cost a
+  /// small sort several microseconds, and at 2^28 u32 keys it wrote 180 MB of status), so only a
+  /// new buffer, or one that a sort which failed half-way left, has its first
+  /// `self_cleaning_bytes` filled.
   struct Counters {
-    cl::Buffer whole, histogram, tickets, status;
-    std::uint64_t status_offset = 0;
+    cl::Buffer whole, histogram, ticket, status;
+    std::uint64_t self_cleaning_bytes = 0;
+    bool clean = false;
   };
   struct Scratch {
     PassData data;
     cl::Buffer offsets;
     Counters counters;
   };
-  /// The scratch buffers for n keys, sized for every pass (a sort uses those not skipped).
+  /// The scratch buffers for n keys.
   Scratch scratch_for(std::uint64_t n);
   std::uint64_t tile_count(std::uint64_t n) const;
   /// The counters for n keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t n);
-  /// The bytes of `counters.whole` to clear before a sort of n keys in `passes` passes.
-  std::uint64_t cleared_bytes(const Counters& counters, std::uint64_t n, std::size_t passes) const;
-  /// Clears the counters, then enqueues the histogram kernel and the digit offsets of every
-  /// pass after `waits`.
+  /// Enqueues the histogram kernel after `waits` (and a fill of the counters first if
+  /// `fill_counters`), which counts every pass's digits and clears the first run's look-back
+  /// status, then the digit offsets of every pass.
   cl::Event count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
                          const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                         std::size_t passes, std::vector<cl::Event> waits);
-  /// Reads the histograms back once `counted` completes, through the plan's own queue so that
-  /// the read does not wait for what `queue` runs after it, and returns the passes (from
+                         std::size_t passes, bool fill_counters, std::vector<cl::Event> waits);
+  /// Reads the digit offsets back once `counted` completes, through the plan's own queue so
+  /// that the read does not wait for what `queue` runs after it, and returns the passes (from
   /// `first` on) whose digit varies.
   std::vector<std::size_t> varying_passes(const cl::CommandQueue& queue, const Scratch& scratch,
                                           std::uint64_t n, std::size_t first, std::size_t passes,
                                           const cl::Event& counted);
-  /// Enqueues pass `pass` (digit `digit`) from `from` to `to` after `waits`.
+  /// Enqueues `passes` after `counted` (dropping those found constant after the first, as
+  /// spec.constant_pass_check says), then a copy back if they end in scratch.
+  cl::Event enqueue_passes(const cl::CommandQueue& queue, const Scratch& scratch,
+                           const PassData& data, std::uint64_t n, const SortSpec& spec,
+                           const std::vector<PassDigit>& digits, std::vector<std::size_t> passes,
+                           const cl::Event& counted);
+  /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
+  /// skipped) from `from` to `to` after `waits`.
   cl::Event enqueue_pass(const cl::CommandQueue& queue, const Scratch& scratch,
                          const PassData& from, const PassData& to, std::uint64_t n,
-                         const SortSpec& spec, std::size_t pass, const PassDigit& digit,
-                         const std::vector<cl::Event>& waits);
-  cl::Event zero(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t bytes,
-                 const std::vector<cl::Event>& waits) const;
+                         const SortSpec& spec, std::size_t pass, std::size_t run,
+                         const PassDigit& digit, const std::vector<cl::Event>& waits);
 
   cl::Context context_;
   KernelConfig config_;

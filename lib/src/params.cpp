@@ -87,35 +87,54 @@ std::size_t reduce_then_scan_local_bytes(const Params& p, std::size_t key_bytes,
   return std::max(scan, digit_count(p) * (mask_words * 4 + 8));
 }
 
-// `separate_masks`: warp_match's digit masks get a table of their own instead of sharing the
-// tile's key buffer (see detail::scatters_while_ranking).
-std::size_t onesweep_local_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes,
-                                 bool separate_masks = false) {
+// `masks`: where warp_match keeps the warps' digit masks (see detail::digit_mask_table).
+std::size_t onesweep_local_bytes(
+    const Params& p, std::size_t key_bytes, std::size_t value_bytes,
+    detail::DigitMaskTable masks = detail::DigitMaskTable::key_buffer) {
+  using detail::DigitMaskTable;
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   const std::size_t tile = wg * static_cast<std::size_t>(p.elements_per_thread);
-  const bool warp_match = p.ranking == Ranking::warp_match;
-  // warp_match: per-warp slot counters, and digit masks that share the tile's key buffer or
-  // (separate_masks) sit beside it.
-  const std::size_t warp_tables = (wg / 32) * digit_count(p) * 4;
-  const std::size_t ranking = warp_match ? warp_tables : digit_count(p) * ((wg + 31) / 32 + 1) * 4;
-  const std::size_t keys_and_masks =
-      separate_masks ? tile * key_bytes + warp_tables : std::max(tile * key_bytes, warp_tables);
-  const std::size_t key_buffer = warp_match ? keys_and_masks : tile * key_bytes;
+  const std::size_t key_buffer = tile * key_bytes;
+  const std::size_t value_buffer = tile * value_bytes;
+  std::size_t tile_and_ranking = key_buffer + value_buffer;
+  if (p.ranking == Ranking::warp_match) {
+    // Per-warp slot counters, and the digit masks in a buffer they share or beside the tile.
+    const std::size_t warp_table = (wg / 32) * digit_count(p) * 4;
+    tile_and_ranking = warp_table;
+    if (masks == DigitMaskTable::key_buffer)
+      tile_and_ranking += std::max(key_buffer, warp_table) + value_buffer;
+    else if (masks == DigitMaskTable::value_buffer)
+      tile_and_ranking += key_buffer + std::max(value_buffer, warp_table);
+    else
+      tile_and_ranking += key_buffer + warp_table + value_buffer;
+  } else {
+    tile_and_ranking += digit_count(p) * ((wg + 31) / 32 + 1) * 4;
+  }
+  const std::size_t pass_kernel = tile_and_ranking + digit_count(p) * 12 + wg * 4 + kernel_slack;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
-  const std::size_t pass_kernel =
-      key_buffer + tile * value_bytes + digit_count(p) * 12 + wg * 4 + ranking + kernel_slack;
-  return std::max(pass_kernel, passes * digit_count(p) * 4);
+  return std::max(pass_kernel, passes * digit_count(p) * 4);  // the histogram kernel's counts
 }
 
 }  // namespace
 
 namespace detail {
 
-bool scatters_while_ranking(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
-                            std::uint64_t local_memory_bytes) {
-  return params.algorithm == Algorithm::onesweep && params.ranking == Ranking::warp_match &&
-         value_bytes == 0 &&
-         onesweep_local_bytes(params, key_bytes, value_bytes, true) <= local_memory_bytes;
+DigitMaskTable digit_mask_table(const Params& params, std::size_t key_bytes,
+                                std::size_t value_bytes, std::uint64_t local_memory_bytes) {
+  if (params.algorithm != Algorithm::onesweep || params.ranking != Ranking::warp_match)
+    return DigitMaskTable::key_buffer;
+  const auto fits = [&](DigitMaskTable masks) {
+    return onesweep_local_bytes(params, key_bytes, value_bytes, masks) <= local_memory_bytes;
+  };
+  const std::size_t tile = static_cast<std::size_t>(params.work_group_size) *
+                           static_cast<std::size_t>(params.elements_per_thread);
+  const std::size_t warp_table =
+      static_cast<std::size_t>(params.work_group_size / 32) * digit_count(params) * 4;
+  // Values of 4 bytes and more keep the buffer aligned for the 32-bit masks.
+  if (value_bytes >= 4 && tile * value_bytes >= warp_table && fits(DigitMaskTable::value_buffer))
+    return DigitMaskTable::value_buffer;
+  if (fits(DigitMaskTable::own)) return DigitMaskTable::own;
+  return DigitMaskTable::key_buffer;
 }
 
 }  // namespace detail

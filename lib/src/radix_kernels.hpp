@@ -35,12 +35,22 @@ struct PassData {
 /// ranking, per work-group otherwise.
 std::uint64_t keys_per_block(const Params& params);
 
-/// True where onesweep's pass kernel writes each key to its slot in local memory as soon as it is
-/// ranked, holding no slots in registers: keys only, warp_match ranking, and room in
-/// `local_memory_bytes` for the warps' digit masks beside the tile's keys (elsewhere the masks
-/// share the key buffer, so the keys wait in registers until ranking ends).
-bool scatters_while_ranking(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
-                            std::uint64_t local_memory_bytes);
+/// Where onesweep's pass kernel keeps the warps' digit masks while warp_match ranks a tile.
+enum class DigitMaskTable {
+  /// In the tile's key buffer, so keys and their slots wait in registers until ranking ends
+  /// (also the answer for every other ranking, which has no such masks).
+  key_buffer,
+  /// In the tile's value buffer, which fills only after ranking; keys land in local memory as
+  /// they are ranked.
+  value_buffer,
+  /// In a table of their own beside the tile; keys land in local memory as they are ranked.
+  own,
+};
+
+/// The layout for `params` that fits `local_memory_bytes`: value_buffer where the values are
+/// 4 bytes or more and their buffer holds the masks, else own where it fits, else key_buffer.
+DigitMaskTable digit_mask_table(const Params& params, std::size_t key_bytes,
+                                std::size_t value_bytes, std::uint64_t local_memory_bytes);
 
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);
