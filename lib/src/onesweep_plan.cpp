@@ -190,10 +190,12 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   else
     for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
   cl::Event done;
-  if (passes.empty())
-    check(queue.enqueueMarkerWithWaitList(nullptr, &done), "enqueue marker");
-  else
+  if (passes.empty()) {
+    const std::vector<cl::Event> after_counting{counted};
+    check(queue.enqueueMarkerWithWaitList(&after_counting, &done), "enqueue marker");
+  } else {
     done = enqueue_passes(queue, scratch, data, n, spec, digits, std::move(passes), counted);
+  }
   counters_.clean = true;
   return done;
 }
