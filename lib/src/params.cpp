@@ -87,19 +87,29 @@ std::size_t reduce_then_scan_local_bytes(const Params& p, std::size_t key_bytes,
   return std::max(scan, digit_count(p) * (mask_words * 4 + 8));
 }
 
+std::size_t onesweep_tile_keys(const Params& p) {
+  return static_cast<std::size_t>(p.work_group_size) *
+         static_cast<std::size_t>(p.elements_per_thread);
+}
+
+// warp_match: one word per warp and digit, for the slot counters and again for the digit masks.
+std::size_t warp_table_bytes(const Params& p) {
+  return static_cast<std::size_t>(p.work_group_size / 32) * digit_count(p) * 4;
+}
+
 // `masks`: where warp_match keeps the warps' digit masks (see detail::digit_mask_table).
 std::size_t onesweep_local_bytes(
     const Params& p, std::size_t key_bytes, std::size_t value_bytes,
     detail::DigitMaskTable masks = detail::DigitMaskTable::key_buffer) {
   using detail::DigitMaskTable;
   const auto wg = static_cast<std::size_t>(p.work_group_size);
-  const std::size_t tile = wg * static_cast<std::size_t>(p.elements_per_thread);
+  const std::size_t tile = onesweep_tile_keys(p);
   const std::size_t key_buffer = tile * key_bytes;
   const std::size_t value_buffer = tile * value_bytes;
   std::size_t tile_and_ranking = key_buffer + value_buffer;
   if (p.ranking == Ranking::warp_match) {
     // Per-warp slot counters, and the digit masks in a buffer they share or beside the tile.
-    const std::size_t warp_table = (wg / 32) * digit_count(p) * 4;
+    const std::size_t warp_table = warp_table_bytes(p);
     tile_and_ranking = warp_table;
     if (masks == DigitMaskTable::key_buffer)
       tile_and_ranking += std::max(key_buffer, warp_table) + value_buffer;
@@ -126,13 +136,10 @@ DigitMaskTable digit_mask_table(const Params& params, std::size_t key_bytes,
   const auto fits = [&](DigitMaskTable masks) {
     return onesweep_local_bytes(params, key_bytes, value_bytes, masks) <= local_memory_bytes;
   };
-  const std::size_t tile = static_cast<std::size_t>(params.work_group_size) *
-                           static_cast<std::size_t>(params.elements_per_thread);
-  const std::size_t warp_table =
-      static_cast<std::size_t>(params.work_group_size / 32) * digit_count(params) * 4;
-  // Values of 4 bytes and more keep the buffer aligned for the 32-bit masks.
-  if (value_bytes >= 4 && tile * value_bytes >= warp_table && fits(DigitMaskTable::value_buffer))
-    return DigitMaskTable::value_buffer;
+  // Values of 4 bytes and more keep the buffer aligned for the 32-bit masks, which it must hold.
+  const bool values_hold_masks =
+      value_bytes >= 4 && onesweep_tile_keys(params) * value_bytes >= warp_table_bytes(params);
+  if (values_hold_masks && fits(DigitMaskTable::value_buffer)) return DigitMaskTable::value_buffer;
   if (fits(DigitMaskTable::own)) return DigitMaskTable::own;
   return DigitMaskTable::key_buffer;
 }
