@@ -196,28 +196,13 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
   __local uint partial[WG];
   __local int global_minus_local[RADIX];
-{% if scatter_while_ranking %}
-  /* Each key lands in the tile's key buffer as soon as it is ranked, so the warps' digit masks
-     go elsewhere: into the value buffer, which fills only after ranking, where it is large
-     enough, else into a table of their own. */
-  __local key_t sorted_keys[TILE];
-{% if masks_in_values %}
-  __local value_t sorted_values[TILE];
-  __local uint* warp_masks = (__local uint*)sorted_values;
-{% else %}
-  __local uint warp_masks[WARPS * RADIX];
-{% endif %}
-{% elif ranking == "warp_match" %}
-  /* Until ranking ends, the tile's key buffer holds each warp's digit masks instead. */
-#define MASK_KEYS ((WARPS * RADIX * 4 + sizeof(key_t) - 1) / sizeof(key_t))
-  __local key_t sorted_keys[TILE > MASK_KEYS ? TILE : MASK_KEYS];
-  __local uint* warp_masks = (__local uint*)sorted_keys;
-{% else %}
-  __local key_t sorted_keys[TILE];
-{% endif %}
-{% if value_bytes > 0 and not masks_in_values %}
-  __local value_t sorted_values[TILE];
-{% endif %}
+  /* The tile's keys in slot order, then its values once the keys are written out; with
+     warp_match ranking that does not scatter while ranking, the warps' digit masks first. */
+  __local {{ tile_storage }} tile_buffer[{{ tile_buffer_elements }}];
+  __local key_t* sorted_keys = (__local key_t*)tile_buffer;
+  /* Ranking's tables; after ranking, for pairs, the digit of each slot's key. Pairs reuse
+     both buffers, so that their tiles are as large as keys-only tiles. */
+  __local uint ranking_scratch[{{ scratch_words }}];
   const uint lid = get_local_id(0);
   if (lid == 0) {
     tile_id = atomic_inc(ticket);
@@ -228,15 +213,20 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP.
      warp_slots[w * RADIX + d]: first the warp's count of digit d, then the slot of its next
      key of digit d. */
-  __local uint warp_slots[WARPS * RADIX];
+  __local uint* warp_slots = ranking_scratch;
+{% if scatter_while_ranking %}
+  __local uint* warp_masks = ranking_scratch + WARPS * RADIX;
+{% else %}
+  __local uint* warp_masks = (__local uint*)tile_buffer;
+{% endif %}
   const uint warp = lid / WARP, lane = lid % WARP;
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] = warp_masks[i] = 0;
 #define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
 {% else %}
   /* Rounds of WG keys: round j holds tile positions [j * WG, (j + 1) * WG). */
 #define MASK_WORDS ((WG + 31) / 32)
-  __local uint digit_masks[RADIX * MASK_WORDS];
-  __local uint earlier_rounds[RADIX];
+  __local uint* digit_masks = ranking_scratch;
+  __local uint* earlier_rounds = ranking_scratch + RADIX * MASK_WORDS;
   for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
   for (uint d = lid; d < RADIX; d += WG) {
     earlier_rounds[d] = 0;
@@ -394,18 +384,26 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 {% endif %}
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile_size = (uint)min((offset_t)TILE, n - tile_begin);
+{% if value_bytes > 0 %}
+  __local uchar* slot_digits = (__local uchar*)ranking_scratch; /* ranking is over */
+{% endif %}
   for (uint i = lid; i < tile_size; i += WG) {
     const key_t key = sorted_keys[i];
-    keys_out[(offset_t)(global_minus_local[digit_of(key, descending, shift, mask)] + (int)i)] = key;
+    const uint digit = digit_of(key, descending, shift, mask);
+    keys_out[(offset_t)(global_minus_local[digit] + (int)i)] = key;
+{% if value_bytes > 0 %}
+    slot_digits[i] = (uchar)digit;
+{% endif %}
   }
 {% if value_bytes > 0 %}
+  /* 6. The same for the values, through the same buffer once every key is out of it. */
+  __local value_t* sorted_values = (__local value_t*)tile_buffer;
+  barrier(CLK_LOCAL_MEM_FENCE);
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (HAS_KEY(j)) sorted_values[slots[j]] = values_in[POSITION(j)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint i = lid; i < tile_size; i += WG) {
-    const uint digit = digit_of(sorted_keys[i], descending, shift, mask);
-    values_out[(offset_t)(global_minus_local[digit] + (int)i)] = sorted_values[i];
-  }
+  for (uint i = lid; i < tile_size; i += WG)
+    values_out[(offset_t)(global_minus_local[slot_digits[i]] + (int)i)] = sorted_values[i];
 {% endif %}
 }

@@ -151,36 +151,50 @@ BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
     });
 }
 
-// Where the pass kernel's warp_match ranking keeps its digit masks: in the value buffer where
-// values of 4 bytes or more make it large enough (u32 pairs at 256 x 16 in 48 KiB), else in a
-// table of their own where that fits (u32 keys at 256 x 16 and 256 x 24), else in the key
-// buffer, the one layout validation asks room for.
-BOOST_AUTO_TEST_CASE(digit_masks_go_where_they_fit_beside_keys_ranked_into_place) {
-  using clsort::detail::digit_mask_table;
-  using Table = clsort::detail::DigitMaskTable;
+// The pass kernel's local memory: keys and then values take turns in one tile buffer, and pairs
+// keep each slot's digit where ranking's tables were, so u32 pairs fit the 256 x 24 tile of u32
+// keys in 48 KiB. warp_match ranking keeps its digit masks in a table of their own where that
+// fits (keys then land as they are ranked), else in the tile buffer, the layout validation asks
+// room for.
+BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
+  using clsort::detail::onesweep_layout;
   constexpr std::uint64_t kib48 = 48 * 1024;
   Params p;
   p.algorithm = Algorithm::onesweep;
   p.ranking = Ranking::warp_match;
   p.work_group_size = 256;
+  constexpr std::size_t warp_table = 256 / 32 * 256 * 4;
   for (int ept : {16, 24}) {
     p.elements_per_thread = ept;
-    BOOST_TEST((digit_mask_table(p, 4, 0, kib48) == Table::own), "u32 keys, 256 x " << ept);
-    BOOST_TEST(local_memory_bytes(p, 4, 0) + 256 / 32 * 256 * 4 <= kib48);
+    const auto keys = onesweep_layout(p, 4, 0, kib48);
+    const auto pairs = onesweep_layout(p, 4, 4, kib48);
+    BOOST_TEST(keys.scatter_while_ranking, "u32 keys, 256 x " << ept);
+    BOOST_TEST(pairs.scatter_while_ranking, "u32 pairs, 256 x " << ept);
+    BOOST_TEST(pairs.local_bytes == keys.local_bytes);
+    BOOST_TEST(pairs.tile_buffer_bytes == 256u * ept * 4);
+    BOOST_TEST(pairs.scratch_bytes == 2 * warp_table);
+    BOOST_TEST(local_memory_bytes(p, 4, 4) + warp_table == pairs.local_bytes);
   }
+  // u32 keys with u64 values: the buffer is as large as the values.
+  BOOST_TEST(onesweep_layout(p, 4, 8, kib48).tile_buffer_bytes == 256u * 24 * 8);
   p.elements_per_thread = 16;
-  BOOST_TEST((digit_mask_table(p, 4, 4, kib48) == Table::value_buffer));  // 44 KiB
-  BOOST_TEST((digit_mask_table(p, 4, 1, kib48) == Table::own));  // 4 KiB of values hold no masks
-  BOOST_TEST((digit_mask_table(p, 8, 0, kib48) == Table::key_buffer));  // the tile is 32 KiB
-  BOOST_TEST(local_memory_bytes(p, 8, 0) <= kib48);                     // which alone fits
-  BOOST_TEST((digit_mask_table(p, 8, 0, 64 * 1024) == Table::own));
-  p.elements_per_thread = 8;
-  BOOST_TEST((digit_mask_table(p, 4, 8, kib48) == Table::value_buffer));
-  p.elements_per_thread = 28;
-  BOOST_TEST((digit_mask_table(p, 4, 0, kib48) == Table::key_buffer));
+  const auto u64_keys = onesweep_layout(p, 8, 0, kib48);
+  BOOST_TEST(!u64_keys.scatter_while_ranking);  // the tile is 32 KiB; masks in it fit
+  BOOST_TEST(u64_keys.local_bytes <= kib48);
+  BOOST_TEST(u64_keys.scratch_bytes == warp_table);
+  BOOST_TEST(onesweep_layout(p, 8, 0, 64 * 1024).scatter_while_ranking);
+  // Slot digits outgrow ranking's tables where digits are few: 6-bit digits, 256 x 24.
+  p.radix_bits = 6;
+  p.elements_per_thread = 24;
+  BOOST_TEST(onesweep_layout(p, 4, 4, kib48).scratch_bytes == 256u * 24);
+  BOOST_TEST(onesweep_layout(p, 4, 0, kib48).scratch_bytes == 2u * 256 / 32 * 64 * 4);
+  // Masks in the tile buffer need it to hold them: u8 keys, 256 x 1, no room for their own.
+  p.radix_bits = 8;
+  p.elements_per_thread = 1;
+  BOOST_TEST(onesweep_layout(p, 1, 0, 2 * warp_table).tile_buffer_bytes == warp_table);
   p.elements_per_thread = 16;
   p.ranking = Ranking::bitmask;
-  BOOST_TEST((digit_mask_table(p, 4, 0, kib48) == Table::key_buffer));
+  BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
 }
 
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {

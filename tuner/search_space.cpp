@@ -56,7 +56,7 @@ SearchSpace default_search_space() {
   return parse_search_space(json::parse(R"({
     "radix_bits": [4, 6, 8],
     "work_group_size": [1, 64, 128, 256, 512],
-    "elements_per_thread": [4, 8, 12, 16, 20, 24, 256, 1024, 4096, 16384, 65536],
+    "elements_per_thread": [4, 8, 12, 16, 20, 24, 28, 32, 256, 1024, 4096, 16384, 65536],
     "ranking": ["serial", "bitmask", "warp_match"],
     "algorithm": ["reduce_then_scan", "onesweep"],
     "scan_work_group_size": [16, 64, 256],

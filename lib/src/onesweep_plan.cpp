@@ -23,11 +23,16 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   check(status, "create command queue", "histogram read-back");
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   TemplateContext variables = kernel_template_variables(config);
-  const DigitMaskTable masks =
-      digit_mask_table(config.params, key_size(config.key_type), config.value_bytes,
-                       query_limits(device).local_memory_bytes);
-  variables["scatter_while_ranking"] = masks != DigitMaskTable::key_buffer;
-  variables["masks_in_values"] = masks == DigitMaskTable::value_buffer;
+  const std::size_t key_bytes = key_size(config.key_type);
+  const OnesweepLayout layout = onesweep_layout(config.params, key_bytes, config.value_bytes,
+                                                query_limits(device).local_memory_bytes);
+  variables["scatter_while_ranking"] = layout.scatter_while_ranking;
+  // Its widest element, at least a word, so that the buffer is aligned for all it holds.
+  const std::size_t tile_element = std::max({key_bytes, config.value_bytes, std::size_t{4}});
+  variables["tile_storage"] = std::string(storage_type(tile_element));
+  variables["tile_buffer_elements"] =
+      static_cast<std::int64_t>((layout.tile_buffer_bytes + tile_element - 1) / tile_element);
+  variables["scratch_words"] = static_cast<std::int64_t>(layout.scratch_bytes / 4);
   const cl::Program program = build_template(context, device, "onesweep.cl", variables);
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");
@@ -106,10 +111,11 @@ cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratc
     waits = {filled};
   }
   // Enough work-groups to fill the device, each striding over many keys so that few flush
-  // their local counts into the global atomics.
+  // their local counts into the global atomics. H200, u32 at 2^28: 52.0 Gkeys/s with up to 16
+  // work-groups per compute unit, 51.7 with 4, 50.8 with 2.
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   const std::uint64_t groups =
-      std::clamp<std::uint64_t>((n + wg * 64 - 1) / (wg * 64), 1, compute_units_ * 4);
+      std::clamp<std::uint64_t>((n + wg * 64 - 1) / (wg * 64), 1, compute_units_ * 16);
   KernelArgs(histogram_kernel_, false)
       .buffer(keys)
       .offset(n)

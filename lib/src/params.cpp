@@ -97,51 +97,45 @@ std::size_t warp_table_bytes(const Params& p) {
   return static_cast<std::size_t>(p.work_group_size / 32) * digit_count(p) * 4;
 }
 
-// `masks`: where warp_match keeps the warps' digit masks (see detail::digit_mask_table).
-std::size_t onesweep_local_bytes(
-    const Params& p, std::size_t key_bytes, std::size_t value_bytes,
-    detail::DigitMaskTable masks = detail::DigitMaskTable::key_buffer) {
-  using detail::DigitMaskTable;
+// The pass kernel's local memory, with the warps' digit masks in a table of their own
+// (scatter_while_ranking) or in the tile buffer until ranking ends.
+detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_bytes,
+                                            std::size_t value_bytes, bool scatter_while_ranking) {
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   const std::size_t tile = onesweep_tile_keys(p);
-  const std::size_t key_buffer = tile * key_bytes;
-  const std::size_t value_buffer = tile * value_bytes;
-  std::size_t tile_and_ranking = key_buffer + value_buffer;
+  detail::OnesweepLayout layout;
+  layout.scatter_while_ranking = scatter_while_ranking;
+  // Keys, then (once the keys are written out) values, take turns in one tile buffer.
+  layout.tile_buffer_bytes = tile * std::max(key_bytes, value_bytes);
+  std::size_t ranking_tables = digit_count(p) * ((wg + 31) / 32 + 1) * 4;  // bitmask ranking
   if (p.ranking == Ranking::warp_match) {
-    // Per-warp slot counters, and the digit masks in a buffer they share or beside the tile.
     const std::size_t warp_table = warp_table_bytes(p);
-    tile_and_ranking = warp_table;
-    if (masks == DigitMaskTable::key_buffer)
-      tile_and_ranking += std::max(key_buffer, warp_table) + value_buffer;
-    else if (masks == DigitMaskTable::value_buffer)
-      tile_and_ranking += key_buffer + std::max(value_buffer, warp_table);
-    else
-      tile_and_ranking += key_buffer + warp_table + value_buffer;
-  } else {
-    tile_and_ranking += digit_count(p) * ((wg + 31) / 32 + 1) * 4;
+    ranking_tables = scatter_while_ranking ? 2 * warp_table : warp_table;
+    if (!scatter_while_ranking)
+      layout.tile_buffer_bytes = std::max(layout.tile_buffer_bytes, warp_table);
   }
-  const std::size_t pass_kernel = tile_and_ranking + digit_count(p) * 12 + wg * 4 + kernel_slack;
+  // Pairs keep each slot's digit, one byte, where ranking's tables were.
+  const std::size_t slot_digits = value_bytes > 0 ? (tile + 3) / 4 * 4 : 0;
+  layout.scratch_bytes = std::max(ranking_tables, slot_digits);
+  const std::size_t pass_kernel =
+      layout.tile_buffer_bytes + layout.scratch_bytes + digit_count(p) * 12 + wg * 4 + kernel_slack;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
-  return std::max(pass_kernel, passes * digit_count(p) * 4);  // the histogram kernel's counts
+  const std::size_t histogram_kernel = passes * digit_count(p) * 4;
+  layout.local_bytes = std::max(pass_kernel, histogram_kernel);
+  return layout;
 }
 
 }  // namespace
 
 namespace detail {
 
-DigitMaskTable digit_mask_table(const Params& params, std::size_t key_bytes,
-                                std::size_t value_bytes, std::uint64_t local_memory_bytes) {
-  if (params.algorithm != Algorithm::onesweep || params.ranking != Ranking::warp_match)
-    return DigitMaskTable::key_buffer;
-  const auto fits = [&](DigitMaskTable masks) {
-    return onesweep_local_bytes(params, key_bytes, value_bytes, masks) <= local_memory_bytes;
-  };
-  // Values of 4 bytes and more keep the buffer aligned for the 32-bit masks, which it must hold.
-  const bool values_hold_masks =
-      value_bytes >= 4 && onesweep_tile_keys(params) * value_bytes >= warp_table_bytes(params);
-  if (values_hold_masks && fits(DigitMaskTable::value_buffer)) return DigitMaskTable::value_buffer;
-  if (fits(DigitMaskTable::own)) return DigitMaskTable::own;
-  return DigitMaskTable::key_buffer;
+OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
+                               std::uint64_t local_memory_bytes) {
+  if (params.ranking == Ranking::warp_match) {
+    const OnesweepLayout own_masks = onesweep_layout_with(params, key_bytes, value_bytes, true);
+    if (own_masks.local_bytes <= local_memory_bytes) return own_masks;
+  }
+  return onesweep_layout_with(params, key_bytes, value_bytes, false);
 }
 
 }  // namespace detail
@@ -177,7 +171,7 @@ void validate(const Params& params) {
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
   return p.algorithm == Algorithm::onesweep
-             ? onesweep_local_bytes(p, key_bytes, value_bytes)
+             ? onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes
              : reduce_then_scan_local_bytes(p, key_bytes, value_bytes);
 }
 
@@ -226,9 +220,9 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
   } else if (limits.has_warp_match) {
     p.algorithm = Algorithm::onesweep;
     p.ranking = Ranking::warp_match;
-    // H200, u32 keys at 2^28: 48.6 Gkeys/s with 24 keys per work-item (they are scattered while
-    // ranked), 46.0 with 16; with values the tile must leave room for them.
-    p.elements_per_thread = key_bytes <= 4 && value_bytes == 0 ? 24 : 16;
+    // H200 at 2^28, u32 keys: 51.8 Gkeys/s with 24 keys per work-item (scattered while ranked),
+    // 49.1 with 28; u32 pairs: 33.6 with 28, 32.4 with 24, 26.0 with 16.
+    p.elements_per_thread = key_bytes <= 4 ? (value_bytes == 0 ? 24 : 28) : 16;
   }
   const auto fits = [&] {
     return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;

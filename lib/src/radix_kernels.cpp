@@ -5,7 +5,6 @@
 #include "kernel_build.hpp"
 
 namespace clsort::detail {
-namespace {
 
 const char* storage_type(std::size_t bytes) {
   switch (bytes) {
@@ -21,6 +20,8 @@ const char* storage_type(std::size_t bytes) {
       return "ulong2";
   }
 }
+
+namespace {
 
 const char* kind_name(KeyKind kind) {
   switch (kind) {

@@ -31,26 +31,31 @@ struct PassData {
   cl::Buffer values;  ///< unused without values
 };
 
+/// The OpenCL C type of `bytes` bytes in which keys and values are moved.
+const char* storage_type(std::size_t bytes);
+
 /// Keys in one block (a histogram column): elements_per_thread per work-item for serial
 /// ranking, per work-group otherwise.
 std::uint64_t keys_per_block(const Params& params);
 
-/// Where onesweep's pass kernel keeps the warps' digit masks while warp_match ranks a tile.
-enum class DigitMaskTable {
-  /// In the tile's key buffer, so keys and their slots wait in registers until ranking ends
-  /// (also the answer for every other ranking, which has no such masks).
-  key_buffer,
-  /// In the tile's value buffer, which fills only after ranking; keys land in local memory as
-  /// they are ranked.
-  value_buffer,
-  /// In a table of their own beside the tile; keys land in local memory as they are ranked.
-  own,
+/// How onesweep's pass kernel uses its local memory.
+struct OnesweepLayout {
+  /// warp_match ranking writes each key to the tile buffer as it is ranked, keeping the warps'
+  /// digit masks in a table of their own; otherwise the masks fill the tile buffer until
+  /// ranking ends and keys wait in registers.
+  bool scatter_while_ranking = false;
+  /// The tile's keys, then its values, or the digit masks first.
+  std::size_t tile_buffer_bytes = 0;
+  /// Ranking's tables, then for pairs each slot's digit.
+  std::size_t scratch_bytes = 0;
+  /// All of it, or the histogram kernel's counts where those need more.
+  std::size_t local_bytes = 0;
 };
 
-/// The layout for `params` that fits `local_memory_bytes`: value_buffer where the values are
-/// 4 bytes or more and their buffer holds the masks, else own where it fits, else key_buffer.
-DigitMaskTable digit_mask_table(const Params& params, std::size_t key_bytes,
-                                std::size_t value_bytes, std::uint64_t local_memory_bytes);
+/// The layout for `params`: masks in their own table where that fits `local_memory_bytes`,
+/// else in the tile buffer (the layout validation asks room for).
+OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
+                               std::uint64_t local_memory_bytes);
 
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);
