@@ -64,7 +64,8 @@ double time_device(Timer& timer, const Options& o, DeviceInput& input, Sort&& so
 }
 
 double time_std_sort(const std::vector<unsigned char>& bytes, KeyType type, const Options& o) {
-  return with_key_type(type, [&]<class K>() {
+  return with_key_type(type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
     std::vector<double> ms;
     for (int r = 0; r < std::max(1, o.repeats / 3) + 1; ++r) {
       std::vector<K> keys(bytes.size() / sizeof(K));
@@ -85,7 +86,8 @@ double time_std_sort(const std::vector<unsigned char>& bytes, KeyType type, cons
 // fast wrong answer is never reported as a result).
 bool sorted_on_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t n,
                       KeyType type, const SortOptions& options) {
-  return with_key_type(type, [&]<class K>() {
+  return with_key_type(type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
     std::vector<K> keys(n);
     queue.enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(K), keys.data());
     const unsigned bits = options.end_bit.value_or(sizeof(K) * 8);
@@ -139,7 +141,9 @@ int run(const Options& o) {
           Row row{clsort_name(o), device_name, type_name, value_bytes, distribution, n, 0};
           DeviceInput input(queue, keys, values);
           sorter.prepare(type, value_bytes, n);
-          const SortOptions options{.end_bit = o.end_bit, .constant_pass_check = o.pass_check};
+          SortOptions options;
+          options.end_bit = o.end_bit;
+          options.constant_pass_check = o.pass_check;
           row.median_ms = time_device(timer, o, input, [&] {
             value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
                         : sorter.sort(input.keys, n, type, options);

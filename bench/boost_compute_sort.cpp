@@ -20,7 +20,8 @@ void boost_compute_sort(const cl::CommandQueue& queue, const cl::Buffer& keys,
                         std::size_t value_bytes) {
   compute::command_queue q(queue(), true);
   const compute::buffer key_buffer(keys(), true);
-  with_key_type(type, [&]<class K>() {
+  with_key_type(type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
     if constexpr (sizeof(K) >= 4) {
       const auto first = compute::make_buffer_iterator<K>(key_buffer, 0);
       const auto last = compute::make_buffer_iterator<K>(key_buffer, n);

@@ -45,7 +45,9 @@ std::string where(const SortSpec& spec, std::uint64_t position) {
 bool check_sorted(const std::string& path, const ReadOptions& read, const SortOptions& options,
                   std::uint64_t memory_budget, std::ostream& out) {
   InputFile input(path, read);
-  SortSpec spec{.layout = input.layout(), .options = options};
+  SortSpec spec;
+  spec.layout = input.layout();
+  spec.options = options;
   std::optional<TextKeys> text;
   if (input.format() == FileFormat::text) {
     text = parse_text_keys(input.read_rest(), input.name(), input.layout().key_type);

@@ -2,7 +2,6 @@
 // keys (rows by a second, stable sort on row numbers) and the host applies to items and values.
 #include "chunk_sort.hpp"
 
-#include <bit>
 #include <cstring>
 #include <numeric>
 
@@ -10,6 +9,13 @@
 
 namespace clsort::cli {
 namespace {
+
+// Bits needed to write `value` (0 for 0).
+unsigned bits_to_hold(std::uint64_t value) {
+  unsigned bits = 0;
+  for (; value != 0; value >>= 1) ++bits;
+  return bits;
+}
 
 template <class Bits>
 Bits swap_bytes(Bits bits) {
@@ -25,13 +31,17 @@ K load_key(const char* bytes, bool big_endian) {
   using Bits = decltype(ordered_bits(K{}));
   Bits bits;
   std::memcpy(&bits, bytes, sizeof bits);
-  return std::bit_cast<K>(big_endian ? swap_bytes(bits) : bits);
+  if (big_endian) bits = swap_bytes(bits);
+  K key;
+  std::memcpy(&key, &bits, sizeof key);
+  return key;
 }
 
 // The chunk's keys, native byte order, one after another.
 std::vector<char> extract_keys(const SortSpec& spec, const Chunk& chunk) {
   const std::size_t item = spec.layout.item_size;
-  return with_key_type(*spec.layout.key_type, [&]<class K>() {
+  return with_key_type(*spec.layout.key_type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
     std::vector<char> keys(chunk.count * sizeof(K));
     for (std::uint64_t i = 0; i < chunk.count; ++i) {
       const K key = load_key<K>(chunk.items.data() + i * item + spec.layout.key_offset,
@@ -70,8 +80,10 @@ void sort_by_permutation(Sorter& sorter, const SortSpec& spec, Chunk& chunk) {
     // Sorting by row number, stably, keeps each row's key order: all rows in two sorts.
     std::vector<Index> row(n);
     for (std::uint64_t i = 0; i < n; ++i) row[i] = static_cast<Index>(order[i] / spec.row_length);
+    SortOptions by_row;
+    by_row.end_bit = bits_to_hold(rows - 1);
     sorter.sort_host_bytes(row.data(), n, key_type_of<Index>(), order.data(), sizeof(Index),
-                           {.end_bit = static_cast<unsigned>(std::bit_width(rows - 1))});
+                           by_row);
   }
   chunk.items = gathered(chunk.items, spec.layout.item_size, order);
   if (spec.value_size) chunk.values = gathered(chunk.values, spec.value_size, order);
@@ -104,7 +116,10 @@ SortField::SortField(const SortSpec& spec)
   const KeyType type = *spec.layout.key_type;
   const unsigned width = spec.options.end_bit.value_or(key_bits(type)) - begin_bit_;
   mask_ = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
-  read_ = with_key_type(type, []<class K>() { return &SortField::read<K>; });
+  read_ = with_key_type(type, [](auto tag) {
+    using K = typename decltype(tag)::type;
+    return &SortField::read<K>;
+  });
 }
 
 void sort_chunk(Sorter& sorter, const SortSpec& spec, Chunk& chunk) {

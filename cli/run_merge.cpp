@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -61,12 +60,19 @@ class RunCursor {
   std::size_t filled_ = 0;
 };
 
+// The smallest power of two >= n (1 for 0).
+std::size_t power_of_two_at_least(std::size_t n) {
+  std::size_t power = 1;
+  while (power < n) power <<= 1;
+  return power;
+}
+
 // A tournament over the runs' head tuples: node i holds the winner of its subtree, the run with
 // the smallest (field, run index); taking a tuple replays only the winner's path (log k).
 class Tournament {
  public:
   explicit Tournament(std::size_t runs)
-      : leaves_(std::bit_ceil(std::max<std::size_t>(runs, 1))),
+      : leaves_(power_of_two_at_least(runs)),
         field_(leaves_),
         done_(leaves_, true),
         tree_(2 * leaves_) {

@@ -85,7 +85,10 @@ TextKeys parse_text_keys(std::string content, const std::string& file,
   text.content = std::move(content);
   text.lines = split_lines(text.content);
   text.type = type ? *type : all_integers(text) ? KeyType::i64 : KeyType::f64;
-  with_key_type(text.type, [&]<class T>() { parse_all<T>(text, file); });
+  with_key_type(text.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    parse_all<T>(text, file);
+  });
   return text;
 }
 

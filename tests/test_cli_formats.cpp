@@ -34,7 +34,7 @@ std::vector<K> rows_sorted(const std::vector<K>& keys, std::size_t length, bool 
   std::vector<K> result;
   for (std::size_t start = 0; start < keys.size(); start += length) {
     const std::vector<K> row(keys.begin() + start, keys.begin() + start + length);
-    const auto row_order = reference_permutation(row, {.descending = descending});
+    const auto row_order = reference_permutation(row, {descending});
     for (std::size_t i : row_order) {
       result.push_back(row[i]);
       if (order) order->push_back(static_cast<std::uint32_t>(i));
@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(records_move_whole_by_their_key_field) {
   const Result r = run("sort " + path("t.bin") + " --record-size 12 --key-offset 4 --type f64 " +
                        "--descending -o " + path("s.bin"));
   BOOST_TEST(r.exit_code == 0, r.output);
-  const auto order = reference_permutation(prices, {.descending = true});
+  const auto order = reference_permutation(prices, {/*descending=*/true});
   std::string expected;
   for (std::size_t i : order) expected += table.substr(i * 12, 12);
   BOOST_TEST((read("s.bin") == expected));

@@ -37,7 +37,7 @@ BOOST_AUTO_TEST_CASE(chunks_and_merge_equal_the_in_memory_sort) {
     BOOST_TEST(fs::is_empty(path("runs")));
   }
   // And the in-memory result is the reference's (descending is the last one written above).
-  const auto order = reference_permutation(keys, {.begin_bit = 40});
+  const auto order = reference_permutation(keys, {/*descending=*/false, /*begin_bit=*/40});
   const std::size_t header = cli::make_npy_header("<f8", n).size();
   BOOST_TEST(first_difference(read_raw<double>("c.npy", header), permuted(keys, order)) == n);
 }

@@ -30,7 +30,8 @@ BOOST_AUTO_TEST_CASE(help_has_examples_and_exit_codes) {
 
 BOOST_AUTO_TEST_CASE(raw_keys_every_type) {
   for (const std::string type : {"u8", "i16", "u32", "i64", "f32", "f64"}) {
-    with_key_type(*parse_key_type(type), [&]<class K>() {
+    with_key_type(*parse_key_type(type), [&](auto tag) {
+      using K = typename decltype(tag)::type;
       const auto keys = make_keys<K>(Distribution::extremes, 5003, 3);
       write_raw("in." + type, keys);
       const Result r =
@@ -52,7 +53,7 @@ BOOST_AUTO_TEST_CASE(npy_keys_with_values_descending) {
       run("sort " + path("k.npy") + " -o " + path("ks.npy") + " --descending --values " +
           path("v.npy") + " --values-out " + path("vs.npy"));
   BOOST_TEST(r.exit_code == 0, r.output);
-  const SortOptions o{.descending = true};
+  const SortOptions o{/*descending=*/true};
   const auto order = reference_permutation(keys, o);
   const std::size_t header = cli::make_npy_header("<f8", keys.size()).size();
   BOOST_TEST(first_difference(read_raw<double>("ks.npy", header), permuted(keys, order)) ==
@@ -84,7 +85,8 @@ BOOST_AUTO_TEST_CASE(bit_range_and_check) {
                  " --begin-bit 8 --end-bit 16");
   BOOST_TEST(r.exit_code == 0, r.output);
   BOOST_TEST(first_difference(read_raw<std::uint32_t>("o.u32"),
-                              expected_sort(keys, {.begin_bit = 8, .end_bit = 16})) == keys.size());
+                              expected_sort(keys, {/*descending=*/false, /*begin_bit=*/8,
+                                                   /*end_bit=*/16})) == keys.size());
   BOOST_TEST(run("sort --check " + path("o.u32") + " --type u32").exit_code == 1);
   run("sort " + path("k.u32") + " --type u32 -o " + path("o.u32"));
   r = run("sort --check " + path("o.u32") + " --type u32");
@@ -105,7 +107,7 @@ BOOST_AUTO_TEST_CASE(argsort_is_the_stable_permutation) {
       run("sort " + path("k.npy") + " -o " + path("ks.npy") + " --descending --argsort " +
           path("order.u32") + " --values " + path("v.npy") + " --values-out " + path("vs.npy"));
   BOOST_TEST(r.exit_code == 0, r.output);
-  const auto order = reference_permutation(keys, {.descending = true});
+  const auto order = reference_permutation(keys, {/*descending=*/true});
   const std::vector<std::uint32_t> expected(order.begin(), order.end());
   BOOST_TEST(read_raw<std::uint32_t>("order.u32") == expected);
   const std::size_t header = cli::make_npy_header("<i2", keys.size()).size();

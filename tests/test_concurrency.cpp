@@ -1,7 +1,7 @@
 // Several Sorters on several queues, sorting from several threads at once, stay correct.
 #include <boost/test/unit_test.hpp>
 
-#include <latch>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -25,12 +25,28 @@ struct Failures {
   }
 };
 
+// Holds threads until all have arrived, so that their sorts overlap.
+class StartLine {
+ public:
+  explicit StartLine(int threads) : waiting_(threads) {}
+  void arrive_and_wait() {
+    std::unique_lock lock(mutex_);
+    if (--waiting_ == 0) all_arrived_.notify_all();
+    all_arrived_.wait(lock, [&] { return waiting_ == 0; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable all_arrived_;
+  int waiting_;
+};
+
 template <class K>
 void sort_and_compare(Sorter& sorter, std::size_t n, std::uint64_t seed, Failures& failures) {
   auto keys = make_keys<K>(Distribution::uniform, n, seed);
   auto values = position_values<std::uint32_t>(n);
   const auto order = reference_permutation(keys, {});
-  sorter.sort_pairs(std::span(keys), std::span(values));
+  sorter.sort_pairs(keys, values);
   if (first_difference(keys, permuted(make_keys<K>(Distribution::uniform, n, seed), order)) != n ||
       first_difference(values, permuted(position_values<std::uint32_t>(n), order)) != n)
     failures.add(std::string(to_string(key_type_of<K>())) + " n=" + std::to_string(n) +
@@ -42,7 +58,7 @@ void sort_and_compare(Sorter& sorter, std::size_t n, std::uint64_t seed, Failure
 template <class MakeSorter>
 void sort_from_threads(MakeSorter make_sorter, int rounds) {
   Failures failures;
-  std::latch start(thread_count);
+  StartLine start(thread_count);
   std::vector<std::thread> threads;
   for (int t = 0; t < thread_count; ++t)
     threads.emplace_back([&, t] {

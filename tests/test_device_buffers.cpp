@@ -37,10 +37,10 @@ BOOST_AUTO_TEST_CASE(chained_sorts_on_device_buffers) {
     inputs.push_back(make_keys<float>(Distribution::uniform, 10000 + 997 * i, i));
     buffers.push_back(device_copy(inputs.back()));
     done.push_back(sorter.sort(buffers.back(), inputs.back().size(), KeyType::f32,
-                               {.descending = i % 2 == 1}));
+                               {/*descending=*/i % 2 == 1}));
   }
   for (std::size_t i = 0; i < 4; ++i) {
-    const SortOptions o{.descending = i % 2 == 1};
+    const SortOptions o{/*descending=*/i % 2 == 1};
     const auto expected = permuted(inputs[i], reference_permutation(inputs[i], o));
     const auto got = read_back<float>(buffers[i], inputs[i].size(), done[i]);
     BOOST_TEST(first_difference(got, expected) == got.size());

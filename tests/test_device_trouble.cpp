@@ -20,7 +20,7 @@ constexpr cl_device_type gpu = CL_DEVICE_TYPE_GPU;
 template <class K>
 void expect_refused(Sorter& sorter, std::vector<K> keys, const std::string& fragment) {
   const auto original = keys;
-  BOOST_CHECK_EXCEPTION(sorter.sort(std::span(keys)), Error, [&](const Error& e) {
+  BOOST_CHECK_EXCEPTION(sorter.sort(keys), Error, [&](const Error& e) {
     BOOST_TEST_MESSAGE(e.what());
     return std::string(e.what()).find(fragment) != std::string::npos;
   });
@@ -36,7 +36,7 @@ void expect_every_width_sorts(Sorter& sorter) {
     expect_sorted_pairs<float, std::uint32_t>(sorter, make_keys<float>(d, 5003, seed++), {},
                                               to_string(d));
     expect_sorted_pairs<double, std::uint64_t>(sorter, make_keys<double>(d, 5003, seed++),
-                                               {.descending = true}, to_string(d));
+                                               {/*descending=*/true}, to_string(d));
   }
 }
 
@@ -51,7 +51,7 @@ BOOST_FIXTURE_TEST_SUITE(device_trouble, DefaultsOnly)
 
 BOOST_AUTO_TEST_CASE(defaults_shrink_to_a_kernel_work_group_limit) {
   FaultScope scope;
-  disguise_device({.type = gpu, .kernel_work_group_limit = 48});
+  disguise_device({gpu, /*local_memory_bytes=*/std::nullopt, /*kernel_work_group_limit=*/48});
   Sorter sorter(test_queue());
   BOOST_TEST(sorter.params_for(KeyType::f32, 4, 5003).work_group_size > 48);
   expect_every_width_sorts(sorter);
@@ -62,7 +62,8 @@ BOOST_AUTO_TEST_CASE(defaults_shrink_to_a_kernel_work_group_limit) {
 
 BOOST_AUTO_TEST_CASE(chosen_parameters_over_a_kernel_limit_are_refused_by_name) {
   FaultScope scope;
-  disguise_device({.kernel_work_group_limit = 48});
+  disguise_device({/*type=*/std::nullopt, /*local_memory_bytes=*/std::nullopt,
+                   /*kernel_work_group_limit=*/48});
   Params p;
   p.work_group_size = 64;
   p.scan_work_group_size = 32;
@@ -76,7 +77,7 @@ BOOST_AUTO_TEST_CASE(defaults_fit_a_small_local_memory) {
   for (const cl_device_type type : {gpu, cl_device_type{CL_DEVICE_TYPE_CPU}}) {
     BOOST_TEST_CONTEXT("device type " << type) {
       FaultScope scope;
-      disguise_device({.type = type, .local_memory_bytes = 2048});
+      disguise_device({type, /*local_memory_bytes=*/2048});
       Sorter sorter(test_queue());
       for (std::size_t key_bytes : {1, 2, 4, 8})
         for (std::size_t value_bytes : {0, 4, 8, 16}) {
@@ -90,7 +91,7 @@ BOOST_AUTO_TEST_CASE(defaults_fit_a_small_local_memory) {
 
 BOOST_AUTO_TEST_CASE(too_little_local_memory_is_a_clear_error) {
   FaultScope scope;
-  disguise_device({.type = gpu, .local_memory_bytes = 16});
+  disguise_device({gpu, /*local_memory_bytes=*/16});
   Sorter sorter(test_queue());
   expect_refused(sorter, make_keys<std::uint32_t>(Distribution::uniform, 1000, 4),
                  "CL_DEVICE_LOCAL_MEM_SIZE = 16");
@@ -98,8 +99,10 @@ BOOST_AUTO_TEST_CASE(too_little_local_memory_is_a_clear_error) {
 
 BOOST_AUTO_TEST_CASE(no_64_bit_atomics_and_no_fp64_are_not_needed) {
   FaultScope scope;
-  disguise_device({.hidden_extensions = {"cl_khr_int64_base_atomics",
-                                         "cl_khr_int64_extended_atomics", "cl_khr_fp64"}});
+  DeviceDisguise disguise;
+  disguise.hidden_extensions = {"cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics",
+                                "cl_khr_fp64"};
+  disguise_device(disguise);
   Sorter sorter(test_queue());
   expect_every_width_sorts(sorter);
   expect_sorted_keys(sorter, make_keys<std::int64_t>(Distribution::extremes, 4099, 5), {},
@@ -108,7 +111,10 @@ BOOST_AUTO_TEST_CASE(no_64_bit_atomics_and_no_fp64_are_not_needed) {
 
 BOOST_AUTO_TEST_CASE(an_embedded_profile_without_int64_sorts_32_bit_keys_and_refuses_64) {
   FaultScope scope;
-  disguise_device({.embedded_profile = true, .hidden_extensions = {"cles_khr_int64"}});
+  DeviceDisguise disguise;
+  disguise.embedded_profile = true;
+  disguise.hidden_extensions = {"cles_khr_int64"};
+  disguise_device(disguise);
   Sorter sorter(test_queue());
   expect_sorted_pairs<std::uint32_t, std::uint32_t>(
       sorter, make_keys<std::uint32_t>(Distribution::uniform, 5003, 6), {}, "uniform");

@@ -77,7 +77,7 @@ void inject_everywhere(const SortRun& attempt, const SortRun& recover, Tally& ta
       BOOST_TEST_CONTEXT(call << " failing at call " << skip << " of " << count) {
         FaultScope scope;
         Sorter sorter = fresh_sorter();
-        inject_fault({.call = call, .skip = skip, .count = failures_to_inject(call)});
+        inject_fault({call, skip, failures_to_inject(call)});
         bool threw = false;
         try {
           attempt(sorter);
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(each_failing_call_while_sorting_keys) {
   const SortRun attempt = [&](Sorter& sorter) {
     auto keys = original;
     try {
-      sorter.sort(std::span(keys));
+      sorter.sort(keys);
     } catch (const Error&) {
       BOOST_TEST(first_difference(keys, original) == keys.size(), "keys changed by a failed sort");
       throw;
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(each_failing_call_while_sorting_keys) {
   };
   const SortRun recover = [&](Sorter& sorter) {
     auto keys = original;
-    sorter.sort(std::span(keys));
+    sorter.sort(keys);
     BOOST_TEST(first_difference(keys, expected) == keys.size());
   };
   Tally tally;
@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(each_failing_call_while_sorting_pairs) {
     auto keys = original_keys;
     auto values = original_values;
     try {
-      sorter.sort_pairs(std::span(keys), std::span(values));
+      sorter.sort_pairs(keys, values);
     } catch (const Error&) {
       BOOST_TEST(first_difference(keys, original_keys) == keys.size(), "keys changed");
       BOOST_TEST(first_difference(values, original_values) == values.size(), "values changed");
@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(each_failing_call_while_sorting_pairs) {
   const SortRun recover = [&](Sorter& sorter) {
     auto keys = original_keys;
     auto values = original_values;
-    sorter.sort_pairs(std::span(keys), std::span(values));
+    sorter.sort_pairs(keys, values);
     BOOST_TEST(first_difference(keys, permuted(original_keys, order)) == keys.size());
     BOOST_TEST(first_difference(values, permuted(original_values, order)) == values.size());
   };
@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_CASE(a_failed_device_buffer_sort_leaves_the_sorter_usable) {
   upload();
   {
     FaultScope scope;
-    inject_fault({.call = "clEnqueueNDRangeKernel", .skip = 1});
+    inject_fault({"clEnqueueNDRangeKernel", /*skip=*/1});
     BOOST_CHECK_EXCEPTION(sorter.sort(buffer, original.size(), KeyType::u64), Error,
                           [](const Error& e) { return e.code() == CL_OUT_OF_RESOURCES; });
   }
@@ -199,13 +199,13 @@ BOOST_AUTO_TEST_CASE(a_cached_binary_that_fails_to_build_is_rebuilt_from_source)
   const auto original = random_keys<std::int16_t>(3001, 10);
   calls_of([&](Sorter& sorter) {
     auto keys = original;
-    sorter.sort(std::span(keys));
+    sorter.sort(keys);
   });
   FaultScope scope;
   Sorter sorter = fresh_sorter();
-  inject_fault({.call = "clBuildProgram"});
+  inject_fault({"clBuildProgram"});
   auto keys = original;
-  sorter.sort(std::span(keys));
+  sorter.sort(keys);
   BOOST_TEST(faults_fired() == 1u);
   BOOST_TEST(first_difference(keys, stably_sorted(original)) == keys.size());
 }
@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(a_cached_binary_that_fails_to_build_is_rebuilt_from_source)
 BOOST_AUTO_TEST_CASE(the_injector_counts_and_fires_as_asked) {
   FaultScope scope;
   reset_call_counts();
-  inject_fault({.call = "clCreateBuffer", .skip = 1, .count = 2, .error = CL_INVALID_VALUE});
+  inject_fault({"clCreateBuffer", /*skip=*/1, /*count=*/2, CL_INVALID_VALUE});
   const cl::Context context = test_context();
   std::vector<cl_int> statuses(4);
   for (cl_int& status : statuses) cl::Buffer(context, CL_MEM_READ_WRITE, 64, nullptr, &status);

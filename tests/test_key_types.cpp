@@ -31,7 +31,8 @@ BOOST_AUTO_TEST_CASE(names_sizes_and_kinds) {
 
 // The ordered bits must order every pair of hard keys exactly as the documented comparator.
 BOOST_AUTO_TEST_CASE(ordered_bits_agree_with_the_comparator) {
-  for_each_key_type([]<class K>() {
+  for_each_key_type([](auto tag) {
+    using K = typename decltype(tag)::type;
     auto keys = extreme_keys<K>();
     const auto more = make_keys<K>(Distribution::uniform, 200, 11);
     keys.insert(keys.end(), more.begin(), more.end());
@@ -48,7 +49,8 @@ BOOST_AUTO_TEST_CASE(ordered_bits_agree_with_the_comparator) {
 
 // The public host-side order (clsort/key_order.hpp) is the documented one.
 BOOST_AUTO_TEST_CASE(public_ordered_bits_match_the_reference) {
-  for_each_key_type([]<class K>() {
+  for_each_key_type([](auto tag) {
+    using K = typename decltype(tag)::type;
     auto keys = extreme_keys<K>();
     const auto more = make_keys<K>(Distribution::uniform, 1000, 12);
     keys.insert(keys.end(), more.begin(), more.end());

@@ -65,7 +65,7 @@ void sort_with(const Params& p) {
     BOOST_TEST((sorter.params_for(KeyType::u32, 4, 1) == p));
     for (std::size_t n : {1u, 33u, 4097u, 50021u}) {
       for (bool descending : {false, true}) {
-        const SortOptions o{.descending = descending};
+        const SortOptions o{descending};
         expect_sorted_keys(sorter, make_keys<std::uint32_t>(Distribution::uniform, n, n), o,
                            "uniform");
         expect_sorted_pairs<std::uint32_t, std::uint32_t>(

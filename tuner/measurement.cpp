@@ -74,7 +74,8 @@ Bench::Input make_input(const Problem& problem) {
     std::memcpy(&input.values[i * problem.value_bytes], &i,
                 std::min<std::size_t>(problem.value_bytes, sizeof i));
   std::vector<Ranked> order(n);
-  with_key_type(problem.key_type, [&]<class K>() {
+  with_key_type(problem.key_type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
     for (std::size_t i = 0; i < n; ++i) {
       K k;
       std::memcpy(&k, &input.keys[i * sizeof(K)], sizeof(K));

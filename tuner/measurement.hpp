@@ -18,7 +18,9 @@ struct Problem {
   KeyType key_type = KeyType::u32;
   std::size_t value_bytes = 0;
   std::uint64_t n = 0;
-  bool operator==(const Problem&) const = default;
+  bool operator==(const Problem& other) const {
+    return key_type == other.key_type && value_bytes == other.value_bytes && n == other.n;
+  }
 };
 
 struct Measurement {

@@ -162,7 +162,8 @@ class ProgramCache {
     if (recent_contexts_.size() <= max_contexts) return;
     const cl_context oldest = recent_contexts_.front();
     recent_contexts_.pop_front();
-    std::erase_if(programs_, [&](const auto& entry) { return std::get<0>(entry.first) == oldest; });
+    for (auto it = programs_.begin(); it != programs_.end();)
+      it = std::get<0>(it->first) == oldest ? programs_.erase(it) : std::next(it);
   }
 
   static constexpr std::size_t max_contexts = 4;

@@ -2,7 +2,6 @@
 #include "clsort/sorter.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -93,7 +92,8 @@ struct Sorter::Impl {
   }
 
   static bool shrink_work_groups(Params& p, std::size_t kernel_limit) {
-    const int cap = static_cast<int>(std::bit_floor(std::max<std::size_t>(kernel_limit, 1)));
+    int cap = 1;  // the largest power of two within the kernel's limit
+    while (static_cast<std::size_t>(cap) * 2 <= kernel_limit) cap *= 2;
     if (p.work_group_size <= cap && p.scan_work_group_size <= cap) return false;
     p.work_group_size = std::min(p.work_group_size, cap);
     p.scan_work_group_size = std::min(p.scan_work_group_size, cap);

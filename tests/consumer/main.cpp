@@ -7,6 +7,6 @@
 int main() {
   clsort::Sorter sorter(clsort::make_queue(clsort::find_device("").device));
   std::vector<int> keys{5, -3, 9, 0, -3, 7};
-  sorter.sort(std::span<int>(keys));
+  sorter.sort(keys);
   return std::is_sorted(keys.begin(), keys.end()) ? 0 : 1;
 }

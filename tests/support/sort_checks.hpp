@@ -3,7 +3,6 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <span>
 #include <string>
 #include <tuple>
 
@@ -18,10 +17,10 @@ using AllKeyTypes =
     std::tuple<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t, std::int16_t,
                std::int32_t, std::int64_t, float, double>;
 
-/// Calls f.template operator()<K>() for every key type.
+/// Calls f(TypeTag<K>{}) for every key type K.
 template <class F>
 void for_each_key_type(F&& f) {
-  std::apply([&](auto... keys) { (f.template operator()<decltype(keys)>(), ...); }, AllKeyTypes{});
+  std::apply([&](auto... keys) { (f(TypeTag<decltype(keys)>{}), ...); }, AllKeyTypes{});
 }
 
 struct Value16 {
@@ -56,7 +55,7 @@ template <class K>
 void expect_sorted_keys(Sorter& sorter, std::vector<K> keys, const SortOptions& o,
                         const std::string& what) {
   const auto expected = permuted(keys, reference_permutation(keys, o));
-  sorter.sort(std::span<K>(keys), o);
+  sorter.sort(keys, o);
   const std::size_t diff = first_difference(keys, expected);
   BOOST_TEST(diff == keys.size(), describe(to_string(key_type_of<K>()), keys.size(), what, o)
                                       << ": first difference at index " << diff);
@@ -69,7 +68,7 @@ void expect_sorted_pairs(Sorter& sorter, std::vector<K> keys, const SortOptions&
   const auto order = reference_permutation(keys, o);
   const auto expected_keys = permuted(keys, order);
   const auto expected_values = permuted(values, order);
-  sorter.sort_pairs(std::span<K>(keys), std::span<V>(values), o);
+  sorter.sort_pairs(keys, values, o);
   const std::size_t key_diff = first_difference(keys, expected_keys);
   const std::size_t value_diff = first_difference(values, expected_values);
   const std::string label =

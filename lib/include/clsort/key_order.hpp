@@ -35,30 +35,37 @@ auto ordered_bits(K key, bool descending = false) {
   return descending ? static_cast<Bits>(~ordered) : ordered;
 }
 
-/// Calls f.template operator()<T>() with the C++ type of `type`; returns what it returns.
+/// Names a C++ type as a value, for generic lambdas: `[](auto tag) { using T =
+/// typename decltype(tag)::type; ... }`.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+/// Calls f(TypeTag<T>{}) with T the C++ type of `type`; returns what it returns.
 template <class F>
 decltype(auto) with_key_type(KeyType type, F&& f) {
   switch (type) {
     case KeyType::u8:
-      return f.template operator()<std::uint8_t>();
+      return f(TypeTag<std::uint8_t>{});
     case KeyType::u16:
-      return f.template operator()<std::uint16_t>();
+      return f(TypeTag<std::uint16_t>{});
     case KeyType::u32:
-      return f.template operator()<std::uint32_t>();
+      return f(TypeTag<std::uint32_t>{});
     case KeyType::u64:
-      return f.template operator()<std::uint64_t>();
+      return f(TypeTag<std::uint64_t>{});
     case KeyType::i8:
-      return f.template operator()<std::int8_t>();
+      return f(TypeTag<std::int8_t>{});
     case KeyType::i16:
-      return f.template operator()<std::int16_t>();
+      return f(TypeTag<std::int16_t>{});
     case KeyType::i32:
-      return f.template operator()<std::int32_t>();
+      return f(TypeTag<std::int32_t>{});
     case KeyType::i64:
-      return f.template operator()<std::int64_t>();
+      return f(TypeTag<std::int64_t>{});
     case KeyType::f32:
-      return f.template operator()<float>();
+      return f(TypeTag<float>{});
     default:
-      return f.template operator()<double>();
+      return f(TypeTag<double>{});
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -56,8 +57,19 @@ struct Params {
   /// Consecutive histogram entries each scan work-item sums serially.
   int scan_elements_per_thread = 4;
 
-  bool operator==(const Params&) const = default;
+  bool operator==(const Params& other) const;
+  bool operator!=(const Params& other) const { return !(*this == other); }
+
+ private:
+  auto fields() const {
+    return std::tie(radix_bits, work_group_size, elements_per_thread, ranking, algorithm,
+                    scan_work_group_size, scan_elements_per_thread);
+  }
 };
+
+inline bool Params::operator==(const Params& other) const {
+  return fields() == other.fields();
+}
 
 /// Throws clsort::Error naming the first field outside its allowed range.
 void validate(const Params& params);

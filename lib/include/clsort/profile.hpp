@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,8 +32,19 @@ struct DeviceIdentity {
   std::uint64_t local_memory_bytes = 0;
   std::uint64_t global_memory_bytes = 0;
 
-  bool operator==(const DeviceIdentity&) const = default;
+  bool operator==(const DeviceIdentity& other) const;
+  bool operator!=(const DeviceIdentity& other) const { return !(*this == other); }
+
+ private:
+  auto fields() const {
+    return std::tie(platform, vendor, name, driver_version, opencl_version, type, compute_units,
+                    max_work_group_size, local_memory_bytes, global_memory_bytes);
+  }
 };
+
+inline bool DeviceIdentity::operator==(const DeviceIdentity& other) const {
+  return fields() == other.fields();
+}
 
 DeviceIdentity identify(const cl::Device& device);
 

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
-#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -34,23 +34,30 @@ class Sorter {
   Sorter(Sorter&&) noexcept;
   Sorter& operator=(Sorter&&) noexcept;
 
-  /// Sorts host keys in place; synchronous. On error the keys are left unchanged.
-  template <class Key>
-  void sort(std::span<Key> keys, const SortOptions& options = {}) {
-    sort_host_bytes(keys.data(), keys.size(), key_type_of<Key>(), nullptr, 0, options);
+  /// Sorts host keys in place; synchronous. `keys` is any contiguous sequence of a supported
+  /// key type that std::data and std::size accept: a std::vector, std::array, C array or
+  /// (C++20) std::span. On error the keys are left unchanged.
+  template <class Keys, class = decltype(std::data(std::declval<Keys&>()))>
+  void sort(Keys&& keys, const SortOptions& options = {}) {
+    sort_host_bytes(mutable_data(keys), std::size(keys), key_type_of<element_of<Keys>>(), nullptr,
+                    0, options);
   }
 
-  /// Sorts host keys in place and moves each value with its key; synchronous. Values may be any
-  /// trivially copyable type of 1, 2, 4, 8 or 16 bytes. On error both spans are left unchanged.
-  template <class Key, class Value>
-  void sort_pairs(std::span<Key> keys, std::span<Value> values, const SortOptions& options = {}) {
+  /// Sorts host keys in place and moves each value with its key; synchronous. Keys and values
+  /// are contiguous sequences as for sort(); values may be any trivially copyable type of 1, 2,
+  /// 4, 8 or 16 bytes. On error both are left unchanged.
+  template <class Keys, class Values, class = decltype(std::data(std::declval<Keys&>())),
+            class = decltype(std::data(std::declval<Values&>()))>
+  void sort_pairs(Keys&& keys, Values&& values, const SortOptions& options = {}) {
+    using Value = element_of<Values>;
     static_assert(std::is_trivially_copyable_v<Value> && is_supported_value_size(sizeof(Value)),
                   "values must be trivially copyable and 1, 2, 4, 8 or 16 bytes");
-    if (values.size() != keys.size())
-      throw Error("sort_pairs", "keys and values differ in length (" + std::to_string(keys.size()) +
-                                    " vs " + std::to_string(values.size()) + ")");
-    sort_host_bytes(keys.data(), keys.size(), key_type_of<Key>(), values.data(), sizeof(Value),
-                    options);
+    if (std::size(values) != std::size(keys))
+      throw Error("sort_pairs", "keys and values differ in length (" +
+                                    std::to_string(std::size(keys)) + " vs " +
+                                    std::to_string(std::size(values)) + ")");
+    sort_host_bytes(mutable_data(keys), std::size(keys), key_type_of<element_of<Keys>>(),
+                    mutable_data(values), sizeof(Value), options);
   }
 
   /// Sorts n host keys of `type` in place, moving `value_bytes`-sized values (0: none, values
@@ -91,6 +98,18 @@ class Sorter {
   const cl::CommandQueue& queue() const;
 
  private:
+  /// The element type of a contiguous sequence.
+  template <class Sequence>
+  using element_of = std::remove_pointer_t<decltype(std::data(std::declval<Sequence&>()))>;
+  /// The sequence's first element; a sequence of const elements does not compile, since the
+  /// sort writes into it.
+  template <class Sequence>
+  static void* mutable_data(Sequence& sequence) {
+    static_assert(!std::is_const_v<element_of<Sequence>>,
+                  "clsort sorts in place: keys and values must be writable");
+    return std::data(sequence);
+  }
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
