@@ -55,6 +55,7 @@ BOOST_AUTO_TEST_CASE(substitutes_values_and_expressions) {
   BOOST_TEST(t.render("{{ on }}{{ not on }}{{ n == 4 and name == \"uint\" }}", vars) == "101");
   BOOST_TEST(t.render("{{ n >> 1 }} {{ n < 5 }} {{ n >= 5 }} {{ n != 4 or on }}", vars) ==
              "2 1 0 1");
+  BOOST_TEST(t.render("{{ -1 << 3 }} {{ (0 - 7) / -1 }} {{ 7 % -1 }}", vars) == "-8 7 0");
   BOOST_TEST(t.render("plain { braces } stay", vars) == "plain { braces } stay");
 }
 
@@ -101,6 +102,10 @@ BOOST_AUTO_TEST_CASE(errors_name_template_and_line) {
   expect_error("{% if on %}{% endfor %}", vars, {"main:1"});
   expect_error("{% frobnicate %}", vars, {"unknown tag 'frobnicate'"});
   expect_error("{{ n / 0 }}", vars, {"division by zero"});
+  expect_error("{{ n << 62 }}", vars, {"main:1", "integer overflow in '*'"});
+  expect_error("{{ 9007199254740992 * 9007199254740992 }}", vars, {"integer overflow in '*'"});
+  expect_error("{{ (1 << 62) + (1 << 62) }}", vars, {"integer overflow in '+'"});
+  expect_error("{{ -(1 << 62) - (1 << 62) - (1 << 62) }}", vars, {"integer overflow in '-'"});
   expect_error("{{ n +  }}", vars, {"main:1", "ends too early"});
   expect_error("{{ n", vars, {"main:1", "unclosed"});
   expect_error("{% include \"nowhere\" %}", vars, {"no template named 'nowhere'"});

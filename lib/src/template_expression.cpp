@@ -27,6 +27,17 @@ class Evaluator {
     throw std::invalid_argument(message);
   }
 
+  // l op r for op '+', '-' or '*'; an error where the result does not fit 64 bits, since
+  // signed overflow is undefined (the fuzzer found `n << 62`).
+  static int64_t arithmetic(char op, int64_t l, int64_t r) {
+    int64_t result = 0;
+    const bool overflows = op == '+'   ? __builtin_add_overflow(l, r, &result)
+                           : op == '-' ? __builtin_sub_overflow(l, r, &result)
+                                       : __builtin_mul_overflow(l, r, &result);
+    if (overflows) fail("integer overflow in '" + std::string(1, op) + "'");
+    return result;
+  }
+
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
@@ -111,7 +122,7 @@ class Evaluator {
       const std::string_view op = left_shift ? "<<" : ">>";
       const int64_t l = as_int(left, op), r = as_int(parse_additive(), op);
       if (r < 0 || r > 62) fail("shift by " + std::to_string(r) + " is out of range");
-      left = left_shift ? (l << r) : (l >> r);
+      left = left_shift ? arithmetic('*', l, int64_t{1} << r) : (l >> r);
     }
   }
 
@@ -119,9 +130,9 @@ class Evaluator {
     TemplateValue left = parse_multiplicative();
     for (;;) {
       if (accept("+")) {
-        left = as_int(left, "+") + as_int(parse_multiplicative(), "+");
+        left = arithmetic('+', as_int(left, "+"), as_int(parse_multiplicative(), "+"));
       } else if (accept("-")) {
-        left = as_int(left, "-") - as_int(parse_multiplicative(), "-");
+        left = arithmetic('-', as_int(left, "-"), as_int(parse_multiplicative(), "-"));
       } else {
         return left;
       }
@@ -143,16 +154,19 @@ class Evaluator {
       const std::string op_name(1, op);
       const int64_t l = as_int(left, op_name), r = as_int(parse_unary(), op_name);
       if (op == '*') {
-        left = l * r;
+        left = arithmetic('*', l, r);
       } else {
         if (r == 0) fail("division by zero");
-        left = op == '/' ? l / r : l % r;
+        if (r == -1)  // l / -1 is -l, which overflows for the smallest int64; l % -1 is 0
+          left = op == '/' ? arithmetic('-', 0, l) : int64_t{0};
+        else
+          left = op == '/' ? l / r : l % r;
       }
     }
   }
 
   TemplateValue parse_unary() {
-    if (accept("-")) return -as_int(parse_unary(), "-");
+    if (accept("-")) return arithmetic('-', 0, as_int(parse_unary(), "-"));
     return parse_primary();
   }
 
