@@ -113,4 +113,26 @@ BOOST_AUTO_TEST_CASE(errors_name_template_and_line) {
   expect_error("{% for n in range(2) %}{% endfor %}", vars, {"hides an existing variable"});
 }
 
+// Hostile nesting is an error at a fixed depth rather than a stack overflow; 64 levels still work.
+BOOST_AUTO_TEST_CASE(bounds_nesting_depth) {
+  const auto repeat = [](const std::string& s, int times) {
+    std::string out;
+    for (int i = 0; i < times; ++i) out += s;
+    return out;
+  };
+  Templates t;
+  BOOST_TEST(t.render("{{ " + repeat("(", 64) + "n" + repeat(")", 64) + " }}", vars) == "4");
+  BOOST_TEST(t.render("{{ " + repeat("- ", 64) + "n }}", vars) == "4");
+  BOOST_TEST(t.render("{{ " + repeat("not ", 64) + "on }}", vars) == "1");
+  BOOST_TEST(t.render(repeat("{% if on %}", 64) + "x" + repeat("{% endif %}", 64), vars) == "x");
+  const std::string deep_parens = "{{ " + repeat("(", 65) + "n" + repeat(")", 65) + " }}";
+  expect_error(deep_parens, vars, {"main:1", "nested more than 64 levels"});
+  expect_error("{{ " + repeat("- ", 65) + "n }}", vars, {"nested more than 64 levels"});
+  expect_error("{{ " + repeat("not ", 65) + "on }}", vars, {"nested more than 64 levels"});
+  expect_error("{{ " + repeat("(", 5000) + " }}", vars, {"nested more than 64 levels"});
+  expect_error("\n" + repeat("{% for i in range(1) %}", 65), vars,
+               {"main:2", "blocks nested more than 64 deep"});
+  expect_error(repeat("{% if on %}", 5000), vars, {"blocks nested more than 64 deep"});
+}
+
 BOOST_AUTO_TEST_SUITE_END()

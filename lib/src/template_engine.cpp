@@ -182,8 +182,14 @@ class Parser {
   Node parse_block(const Token& token) {
     const std::string word = keyword(token.content);
     ++pos_;
-    if (word == "if") return parse_conditional(token);
-    if (word == "for") return parse_loop(token);
+    if (word == "if" || word == "for") {
+      if (open_blocks_ == max_open_blocks)
+        fail(token.line, "blocks nested more than " + std::to_string(max_open_blocks) + " deep");
+      ++open_blocks_;
+      Node node = word == "if" ? parse_conditional(token) : parse_loop(token);
+      --open_blocks_;
+      return node;
+    }
     if (word == "include") {
       const std::string arg = argument(token.content);
       if (arg.size() < 2 || arg.front() != '"' || arg.back() != '"')
@@ -238,9 +244,14 @@ class Parser {
     return node;
   }
 
+  // Parsing and rendering recurse per open block; the bound keeps hostile input from
+  // overflowing the stack (kernel templates nest a few levels).
+  static constexpr int max_open_blocks = 64;
+
   std::string_view name_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int open_blocks_ = 0;
 };
 
 class Renderer {
