@@ -46,12 +46,23 @@ inline void scan_digits(__local uint* data, __local uint* partial) {
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Adds ordered key o's digit of every pass to counts[pass * RADIX + digit]. */
-inline void count_digits(__local uint* counts, key_t o, uint begin_bit, uint end_bit, uint passes) {
-  for (uint p = 0; p < passes; ++p) {
-    const uint digit = (uint)(o >> pass_shift(begin_bit, p)) & pass_mask(begin_bit, end_bit, p);
-    atomic_inc(&counts[p * RADIX + digit]);
+/* Where each pass's digit lies in an ordered key o: (o >> shifts[p]) & masks[p]. Worked out
+   once per work-item, so that counting a key costs a shift, a mask and an atomic per pass
+   (worked out per key, the masks took more instructions than the atomics). */
+inline void digit_fields(uint begin_bit, uint end_bit, uint passes, uint* shifts, uint* masks) {
+  #pragma unroll
+  for (uint p = 0; p < PASSES_MAX; ++p) {
+    shifts[p] = pass_shift(begin_bit, p);
+    masks[p] = p < passes ? pass_mask(begin_bit, end_bit, p) : 0;
   }
+}
+
+/* Adds ordered key o's digit of every pass to counts[pass * RADIX + digit]. */
+inline void count_digits(__local uint* counts, key_t o, const uint* shifts, const uint* masks,
+                         uint passes) {
+  #pragma unroll
+  for (uint p = 0; p < PASSES_MAX; ++p)
+    if (p < passes) atomic_inc(&counts[p * RADIX + ((uint)(o >> shifts[p]) & masks[p])]);
 }
 
 /* Keys a work-item loads before counting any of them, so that many loads are in flight. */
@@ -69,6 +80,8 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
   for (uint i = lid; i < passes * RADIX; i += WG) counts[i] = 0;
   const offset_t stride = get_global_size(0);
   for (offset_t i = get_global_id(0); i < first_status_words; i += stride) first_status[i] = 0;
+  uint shifts[PASSES_MAX], masks[PASSES_MAX];
+  digit_fields(begin_bit, end_bit, passes, shifts, masks);
   barrier(CLK_LOCAL_MEM_FENCE);
   offset_t i = get_global_id(0);
   for (; i < n && n - i > (HISTOGRAM_BATCH - 1) * stride; i += HISTOGRAM_BATCH * stride) {
@@ -77,10 +90,10 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
     for (uint b = 0; b < HISTOGRAM_BATCH; ++b) batch[b] = keys[i + b * stride];
     #pragma unroll
     for (uint b = 0; b < HISTOGRAM_BATCH; ++b)
-      count_digits(counts, ordered_bits(batch[b], descending), begin_bit, end_bit, passes);
+      count_digits(counts, ordered_bits(batch[b], descending), shifts, masks, passes);
   }
   for (; i < n; i += stride)
-    count_digits(counts, ordered_bits(keys[i], descending), begin_bit, end_bit, passes);
+    count_digits(counts, ordered_bits(keys[i], descending), shifts, masks, passes);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < passes * RADIX; i += WG) {
     if (counts[i] != 0) atomic_add(&hist[i], counts[i]);
