@@ -129,6 +129,14 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
 
 namespace detail {
 
+bool fit_work_groups(Params& params, std::size_t limit) {
+  const int cap = floor_power_of_two(limit);
+  if (params.work_group_size <= cap && params.scan_work_group_size <= cap) return false;
+  params.work_group_size = std::min(params.work_group_size, cap);
+  params.scan_work_group_size = std::min(params.scan_work_group_size, cap);
+  return true;
+}
+
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
                                std::uint64_t local_memory_bytes) {
   if (params.ranking == Ranking::warp_match) {
@@ -227,9 +235,7 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
   const auto fits = [&] {
     return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;
   };
-  p.work_group_size = std::min(p.work_group_size, floor_power_of_two(limits.max_work_group_size));
-  p.scan_work_group_size =
-      std::min(p.scan_work_group_size, floor_power_of_two(limits.max_work_group_size));
+  detail::fit_work_groups(p, limits.max_work_group_size);
   while (p.elements_per_thread > 1 && p.algorithm == Algorithm::onesweep && !fits())
     --p.elements_per_thread;
   while (p.elements_per_thread > 1 && p.ranking == Ranking::serial && !fits())

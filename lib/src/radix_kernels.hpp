@@ -52,6 +52,10 @@ struct OnesweepLayout {
   std::size_t local_bytes = 0;
 };
 
+/// Lowers both work-group sizes to at most the largest power of two within `limit`; returns
+/// whether either changed.
+bool fit_work_groups(Params& params, std::size_t limit);
+
 /// The layout for `params`: masks in their own table where that fits `local_memory_bytes`,
 /// else in the tile buffer (the layout validation asks room for).
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,

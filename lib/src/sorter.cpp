@@ -85,19 +85,11 @@ struct Sorter::Impl {
         return plan_with(params_for(type, value_bytes, n), type, value_bytes, n);
       } catch (const detail::WorkGroupLimitError& e) {
         if (!uses_built_in_defaults(type, value_bytes, n) ||
-            !shrink_work_groups(default_params_by_class.at({type, value_bytes}), e.kernel_limit()))
+            !detail::fit_work_groups(default_params_by_class.at({type, value_bytes}),
+                                     e.kernel_limit()))
           throw;
       }
     }
-  }
-
-  static bool shrink_work_groups(Params& p, std::size_t kernel_limit) {
-    int cap = 1;  // the largest power of two within the kernel's limit
-    while (static_cast<std::size_t>(cap) * 2 <= kernel_limit) cap *= 2;
-    if (p.work_group_size <= cap && p.scan_work_group_size <= cap) return false;
-    p.work_group_size = std::min(p.work_group_size, cap);
-    p.scan_work_group_size = std::min(p.scan_work_group_size, cap);
-    return true;
   }
 
   detail::SortPlan& plan_with(const Params& params, KeyType type, std::size_t value_bytes,
