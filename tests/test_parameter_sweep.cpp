@@ -56,6 +56,17 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
     p.scan_elements_per_thread += p.scan_elements_per_thread == 0;
     sets.push_back(p);
   }
+  if (ranking == Ranking::warp_match) {
+    // The L2 prefetch, one and four compute units' worth of tiles ahead: 50,021 keys make 196
+    // tiles of 256 keys and 782 of 64, so on a GPU of up to 196 compute units tiles ask for
+    // later ones, the partial last among them.
+    for (int ahead : {1, 4}) {
+      Params p = base;
+      p.prefetch_ahead = ahead;
+      p.elements_per_thread = ahead == 1 ? 4 : 1;
+      sets.push_back(p);
+    }
+  }
   return runnable(sets);
 }
 

@@ -40,7 +40,9 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   p.algorithm = Algorithm::onesweep;
   p.scan_work_group_size = 32;
   p.scan_elements_per_thread = 7;
+  p.prefetch_ahead = 0;
   const json j = p;
+  BOOST_TEST(j["prefetch_ahead"] == 0);
   BOOST_TEST(j["radix_bits"].is_number_integer());
   BOOST_TEST(j["ranking"] == "bitmask");
   BOOST_TEST(j["algorithm"] == "onesweep");
@@ -69,6 +71,15 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
   j["ranking"] = "warp_match";
   expect_json_error(j, "warp_match needs algorithm = onesweep");
   j = good;
+  j["prefetch_ahead"] = 5;
+  expect_json_error(j, "'prefetch_ahead' = 5 is outside [0, 4]");
+  j = good;
+  j["prefetch_ahead"] = 1;  // good is reduce_then_scan with bitmask ranking
+  expect_json_error(j, "prefetch_ahead = 1 needs ranking = warp_match");
+  j = good;
+  j.erase("prefetch_ahead");
+  expect_json_error(j, "missing field 'prefetch_ahead'");
+  j = good;
   j["radix_bitz"] = 4;
   expect_json_error(j, "unknown field 'radix_bitz'");
   expect_json_error(json::array(), "expected a JSON object");
@@ -94,6 +105,17 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   p.work_group_size = 48;
   BOOST_CHECK_EXCEPTION(validate(p), Error,
                         [](const Error& e) { return message_has(e, "multiple of 32"); });
+  p = Params{};
+  p.algorithm = Algorithm::onesweep;
+  p.prefetch_ahead = 1;  // bitmask ranking: the prefetch is PTX beside warp_match's
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "prefetch_ahead = 1 needs ranking = warp_match");
+  });
+  p.ranking = Ranking::warp_match;
+  BOOST_CHECK_NO_THROW(validate(p));
+  p.prefetch_ahead = -1;
+  BOOST_CHECK_EXCEPTION(validate(p), Error,
+                        [](const Error& e) { return message_has(e, "prefetch_ahead = -1"); });
   p = Params{};
   p.radix_bits = 0;
   BOOST_CHECK_EXCEPTION(validate(p), Error,

@@ -41,7 +41,7 @@ struct TunerFixture : CliFixture {
 const char* tiny_space = R"({
   "radix_bits": [8], "work_group_size": [1], "elements_per_thread": [1024, 4096],
   "ranking": ["serial"], "algorithm": ["reduce_then_scan"],
-  "scan_work_group_size": [16], "scan_elements_per_thread": [16],
+  "scan_work_group_size": [16], "scan_elements_per_thread": [16], "prefetch_ahead": [0],
   "constraints": ["valid", "sensible_blocks", "fits_device"]
 })";
 
@@ -100,6 +100,7 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   BOOST_TEST(has(r, "wrote " + profile_path));
 
   const Profile profile = load_profile(profile_path);
+  BOOST_TEST(profile.tuning.at("min_gain_percent") == 3.0);
   BOOST_REQUIRE(profile.classes.size() == 2u);
   BOOST_TEST(profile.classes[0].problem.max_keys + 1 == profile.classes[1].problem.min_keys);
   BOOST_TEST(profile.results.size() >= 2u);
@@ -143,10 +144,12 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
                               : std::string()));
   BOOST_TEST(has(devices, "profile: " + profile_path + " (exact device)"));
 
-  // A second run resumes from the results file instead of measuring again.
-  const Result again = tune(arguments);
+  // A second run resumes from the results file instead of measuring again; a smaller margin
+  // (for a device whose runs repeat closely) is recorded in the profile.
+  const Result again = tune(arguments + " --min-gain 0.5");
   BOOST_TEST(again.exit_code == 0, again.output);
   BOOST_TEST(has(again, "resuming"));
+  BOOST_TEST(load_profile(profile_path).tuning.at("min_gain_percent") == 0.5);
 
   // Results that other kernels measured time other code: after a kernel change they are ignored.
   const std::string results_path = profile_path + ".results.jsonl";
@@ -177,7 +180,7 @@ BOOST_AUTO_TEST_CASE(onesweep_twins_differing_in_scan_fields_are_measured_once) 
     "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [4],
     "ranking": ["bitmask"], "algorithm": ["onesweep"],
     "scan_work_group_size": [16, 32, 64], "scan_elements_per_thread": [4, 16],
-    "constraints": ["valid", "sensible_blocks", "fits_device"]
+    "prefetch_ahead": [0], "constraints": ["valid", "sensible_blocks", "fits_device"]
   })";
   const std::string profile = path("twins-profile.json");
   const Result r = tune("--classes 32:0 --sizes 12 --budget 10s -q --space " + path("twins.json") +
@@ -213,6 +216,7 @@ BOOST_AUTO_TEST_CASE(the_defaults_neighbours_are_screened_first) {
       {"algorithm", {nlohmann::json(d)["algorithm"]}},
       {"scan_work_group_size", {d.scan_work_group_size}},
       {"scan_elements_per_thread", {d.scan_elements_per_thread}},
+      {"prefetch_ahead", {d.prefetch_ahead}},
       {"constraints", {"valid", "sensible_blocks", "fits_device"}}};
   std::ofstream(path("near.json")) << space.dump();
   const std::string profile = path("near-profile.json");
@@ -247,6 +251,9 @@ BOOST_AUTO_TEST_CASE(bad_settings_are_named) {
   r = tune("--budget soon");
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(has(r, "--budget 'soon' is not a duration"));
+  r = tune("--min-gain 60");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(has(r, "--min-gain"));
   r = tune("--classes 24:0");
   BOOST_TEST(has(r, "key width 24 is not 8, 16, 32 or 64"));
 }

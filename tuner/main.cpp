@@ -37,6 +37,7 @@ struct Options {
   std::string output;
   std::string results;
   int repeats = 5;
+  double min_gain_percent = 3;
   bool fresh = false;
   bool quiet = false;
 };
@@ -218,6 +219,7 @@ int run(const Options& o) {
   const std::vector<ClassTask> tasks = plan_classes(o);
   TuningSettings settings;
   settings.repeats = std::max(o.repeats, 5);
+  settings.prefer_simpler_within = o.min_gain_percent / 100;
   ResultsLog log(results, kernel_templates_hash());
   Watchdog watchdog(settings.hang_limit, log);
   Bench bench(device.device);
@@ -266,6 +268,7 @@ int run(const Options& o) {
                     {"sizes", o.sizes},
                     {"repeats", settings.repeats},
                     {"warmup", settings.warmup},
+                    {"min_gain_percent", o.min_gain_percent},
                     {"seconds", seconds},
                     {"search_space", space.values},
                     {"constraints", space.constraints}};
@@ -295,6 +298,11 @@ int main(int argc, char** argv) {
   app.add_option("--results", o.results,
                  "Results file to resume from (default: OUTPUT.results.jsonl)");
   app.add_option("--repeats", o.repeats, "Timed runs per measurement, median taken (at least 5)");
+  app.add_option("--min-gain", o.min_gain_percent,
+                 "Percent by which a set must beat the default (and a more different set the "
+                 "best) in paired runs to be kept (default 3; lower on a device whose runs "
+                 "repeat closely)")
+      ->check(CLI::Range(0.0, 50.0));
   app.add_flag("--fresh", o.fresh, "Ignore earlier results instead of resuming");
   app.add_flag("-q,--quiet", o.quiet, "No progress line");
   app.footer(

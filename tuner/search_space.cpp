@@ -12,8 +12,8 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> field_names{
-    "radix_bits", "work_group_size",      "elements_per_thread",     "ranking",
-    "algorithm",  "scan_work_group_size", "scan_elements_per_thread"};
+    "radix_bits", "work_group_size",      "elements_per_thread",      "ranking",
+    "algorithm",  "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead"};
 
 using Constraint =
     std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
@@ -61,6 +61,7 @@ SearchSpace default_search_space() {
     "algorithm": ["reduce_then_scan", "onesweep"],
     "scan_work_group_size": [16, 64, 256],
     "scan_elements_per_thread": [4, 16, 256],
+    "prefetch_ahead": [0, 1],
     "constraints": ["valid", "sensible_blocks", "fits_device"]
   })"));
 }
@@ -132,7 +133,8 @@ int differences(const Params& params, const Params& reference) {
   return (a.radix_bits != b.radix_bits) + (a.work_group_size != b.work_group_size) +
          (a.elements_per_thread != b.elements_per_thread) + (a.ranking != b.ranking) +
          (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +
-         (a.scan_elements_per_thread != b.scan_elements_per_thread);
+         (a.scan_elements_per_thread != b.scan_elements_per_thread) +
+         (a.prefetch_ahead != b.prefetch_ahead);
 }
 
 }  // namespace clsort::tune

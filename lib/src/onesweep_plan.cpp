@@ -33,6 +33,8 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["tile_buffer_elements"] =
       static_cast<std::int64_t>((layout.tile_buffer_bytes + tile_element - 1) / tile_element);
   variables["scratch_words"] = static_cast<std::int64_t>(layout.scratch_bytes / 4);
+  variables["prefetch_tiles"] = static_cast<std::int64_t>(config.params.prefetch_ahead) *
+                                static_cast<std::int64_t>(compute_units_);
   const cl::Program program = build_template(context, device, "onesweep.cl", variables);
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");

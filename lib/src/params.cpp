@@ -19,12 +19,13 @@ struct IntField {
   int max;
 };
 
-constexpr std::array<IntField, 5> int_fields{{
+constexpr std::array<IntField, 6> int_fields{{
     {"radix_bits", &Params::radix_bits, 1, 8},
     {"work_group_size", &Params::work_group_size, 1, 4096},
     {"elements_per_thread", &Params::elements_per_thread, 1, 65536},
     {"scan_work_group_size", &Params::scan_work_group_size, 1, 4096},
     {"scan_elements_per_thread", &Params::scan_elements_per_thread, 1, 65536},
+    {"prefetch_ahead", &Params::prefetch_ahead, 0, 4},
 }};
 
 constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
@@ -175,6 +176,10 @@ void validate(const Params& params) {
   if (params.ranking == Ranking::warp_match && params.work_group_size % 32 != 0)
     throw Error("validate parameters",
                 "ranking = warp_match needs work_group_size a multiple of 32");
+  // The prefetch is a PTX instruction: it exists only beside warp_match's.
+  if (params.prefetch_ahead > 0 && params.ranking != Ranking::warp_match)
+    throw Error("validate parameters", "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
+                                           " needs ranking = warp_match (0 otherwise)");
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
