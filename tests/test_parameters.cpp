@@ -48,6 +48,11 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   BOOST_TEST(j["algorithm"] == "onesweep");
   BOOST_TEST((j.get<Params>() == p));
   BOOST_TEST((json::parse(j.dump()).get<Params>() == p));
+  p.ranking = Ranking::warp_match;  // the only ranking that may prefetch
+  p.work_group_size = 64;
+  p.prefetch_ahead = 2;
+  BOOST_TEST(json(p)["prefetch_ahead"] == 2);
+  BOOST_TEST((json(p).get<Params>() == p));
 }
 
 BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {

@@ -58,8 +58,8 @@ struct Params {
   int scan_elements_per_thread = 4;
   /// onesweep with warp_match only (0 elsewhere): as a work-group takes tile t, it asks the L2
   /// cache for the keys of tile t + prefetch_ahead * (compute units), so that they are on chip
-  /// when a work-group takes that tile. 0: no prefetch. H200, u32 keys: 1.024x at 2^28 and
-  /// 0.987x at 2^24, slower for pairs; the tuner chooses per class.
+  /// when a work-group takes that tile. 0: no prefetch. H200, u32 keys: 1.02x at 2^28 and
+  /// 0.985x at 2^24, slower for pairs; the tuner chooses per class.
   int prefetch_ahead = 0;
 
   bool operator==(const Params& other) const;
