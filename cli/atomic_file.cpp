@@ -46,6 +46,17 @@ void AtomicFile::fail(const std::string& problem) {
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
   if (!write_fully(fd_, static_cast<const char*>(data), bytes)) fail("cannot write output");
+  written_ += bytes;
+  start_writeback();
+}
+
+void AtomicFile::start_writeback() {
+  // Without this the kernel holds dirty pages until its thresholds, and fsync writes them all.
+  constexpr std::uint64_t step = std::uint64_t{16} << 20;
+  if (written_ - written_back_ < step) return;
+  ::sync_file_range(fd_, static_cast<off_t>(written_back_),
+                    static_cast<off_t>(written_ - written_back_), SYNC_FILE_RANGE_WRITE);
+  written_back_ = written_;
 }
 
 void AtomicFile::write_at(std::uint64_t offset, std::string_view bytes) {

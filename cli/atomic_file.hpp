@@ -9,6 +9,8 @@ namespace clsort::cli {
 
 /// Writes to a temporary file in the destination's folder; commit() flushes, fsyncs and renames
 /// it into place. Destroyed without commit(), or on an interrupt, it removes the temporary file.
+/// Written data is handed to the disk as it comes (sync_file_range), so that the fsync at the
+/// end waits for little more than the last blocks.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string destination);
@@ -26,8 +28,11 @@ class AtomicFile {
  private:
   [[noreturn]] void fail(const std::string& problem);
   std::string destination_;
+  void start_writeback();
   std::string temporary_;
   int fd_ = -1;
+  std::uint64_t written_ = 0;       // bytes appended by write()
+  std::uint64_t written_back_ = 0;  // of which the disk has been asked to write so many
 };
 
 }  // namespace clsort::cli

@@ -21,6 +21,13 @@ struct FileTask {
   OutputPaths outputs;
 };
 
+/// Where the sorted runs of an out-of-core input are merged.
+enum class MergeMode {
+  automatic,  ///< the device for inputs that stream through it, else the host
+  host,       ///< on all host cores, key ranges in parallel
+  device,     ///< a stable device sort of each key range's run slices (streamed inputs only)
+};
+
 /// What the command line asks of every input.
 struct BatchSettings {
   ReadOptions read;
@@ -30,6 +37,7 @@ struct BatchSettings {
   bool unique = false;
   std::uint64_t memory_budget = 0;  ///< host bytes
   std::string temporary_folder;     ///< for out-of-core runs
+  MergeMode merge = MergeMode::automatic;
   bool verbose = false;
 };
 
@@ -42,8 +50,9 @@ struct BatchTotals {
 };
 
 /// Sorts every task with `sorter`. While one chunk is sorted on the device, the next is read
-/// and the previous written. A failing input gets an error line on `log` naming it (its outputs
-/// do not appear) and the batch goes on.
+/// and the previous written. Plain keys (with values of 1-16 bytes) stream between the files and
+/// device memory; other inputs are sorted through host memory. A failing input gets an error line
+/// on `log` naming it (its outputs do not appear) and the batch goes on.
 BatchTotals run_batch(Sorter& sorter, const std::vector<FileTask>& tasks,
                       const BatchSettings& settings, Progress& progress, std::ostream& log);
 

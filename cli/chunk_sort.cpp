@@ -135,13 +135,16 @@ void sort_chunk(Sorter& sorter, const SortSpec& spec, Chunk& chunk) {
   }
 }
 
-void keep_first_of_equal_keys(const SortSpec& spec, Chunk& chunk) {
+void keep_first_of_equal_keys(const SortSpec& spec, Chunk& chunk,
+                              std::optional<std::uint64_t>& previous) {
   const SortField field(spec);
   const std::size_t size = spec.layout.item_size;
   std::vector<std::uint64_t> kept;
-  for (std::uint64_t i = 0; i < chunk.count; ++i)
-    if (i == 0 || field(&chunk.items[i * size]) != field(&chunk.items[(i - 1) * size]))
-      kept.push_back(i);
+  for (std::uint64_t i = 0; i < chunk.count; ++i) {
+    const std::uint64_t f = field(&chunk.items[i * size]);
+    if (previous != f) kept.push_back(i);
+    previous = f;
+  }
   compact(chunk.items, size, kept);
   if (spec.value_size) compact(chunk.values, spec.value_size, kept);
   if (!chunk.positions.empty()) {

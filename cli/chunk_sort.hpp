@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <clsort/sorter.hpp>
@@ -54,6 +55,9 @@ class SortField {
 void sort_chunk(Sorter& sorter, const SortSpec& spec, Chunk& chunk);
 
 /// Keeps the first item of each run of equal keys in a sorted chunk, with its value and position.
-void keep_first_of_equal_keys(const SortSpec& spec, Chunk& chunk);
+/// `previous` is the field of the last item kept before this chunk (none: the chunk comes first);
+/// it is updated, so that consecutive chunks of one sorted sequence are filtered as a whole.
+void keep_first_of_equal_keys(const SortSpec& spec, Chunk& chunk,
+                              std::optional<std::uint64_t>& previous);
 
 }  // namespace clsort::cli

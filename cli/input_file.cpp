@@ -164,14 +164,25 @@ std::uint64_t InputFile::read_items(std::vector<char>& out, std::uint64_t max_it
   const std::uint64_t items = got / layout_.item_size;
   items_read_ += items;
   if (got == wanted) return items;
-  if (count_)
-    throw InputError(name_, "truncated: the header promises " + std::to_string(*count_) +
-                                " elements of " + std::to_string(layout_.item_size) +
-                                " bytes, the data ends after " + std::to_string(items_read_));
+  if (count_) throw_truncated();
   if (got % layout_.item_size != 0)
     throw InputError(name_, "ends in a partial item: its size is not a multiple of the " +
                                 std::to_string(layout_.item_size) + "-byte item");
   return items;
+}
+
+void InputFile::read_exactly(char* out, std::size_t bytes) {
+  const std::size_t got = read_bytes(out, bytes);
+  items_read_ += got / layout_.item_size;
+  if (got != bytes) throw_truncated();
+}
+
+void InputFile::throw_truncated() const {
+  throw InputError(
+      name_, "truncated: " +
+                 (count_ ? "the header promises " + std::to_string(*count_) : std::string("more")) +
+                 " elements of " + std::to_string(layout_.item_size) +
+                 " bytes, the data ends after " + std::to_string(items_read_));
 }
 
 std::string InputFile::read_rest() {

@@ -66,6 +66,9 @@ class InputFile {
   /// Appends up to `max_items` items to `out`; returns how many (0 once all are read). Throws
   /// InputError for data shorter than the header promises or a partial last item.
   std::uint64_t read_items(std::vector<char>& out, std::uint64_t max_items);
+  /// Reads the next `bytes` bytes of item data into `out` (a whole number of items, where the
+  /// count is known); InputError if the data ends first.
+  void read_exactly(char* out, std::size_t bytes);
   /// The whole (remaining) input, for text.
   std::string read_rest();
 
@@ -73,6 +76,7 @@ class InputFile {
   void read_npy_header();
   void set_raw_layout(const ReadOptions& options);
   std::size_t read_bytes(char* out, std::size_t size);
+  [[noreturn]] void throw_truncated() const;
 
   std::string path_;
   std::string name_;

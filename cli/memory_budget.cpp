@@ -37,4 +37,13 @@ std::uint64_t chunk_items(std::uint64_t budget, const cl::Device& device, const 
   return std::max<std::uint64_t>(1, std::min(host, device_item_limit(device, spec)));
 }
 
+std::uint64_t streamed_chunk_items(std::uint64_t budget, const cl::Device& device,
+                                   const SortSpec& spec, std::uint64_t total) {
+  const std::uint64_t item_bytes = spec.layout.item_size + spec.value_size;
+  const std::uint64_t device_limit = device_item_limit(device, spec);
+  if (total <= budget / 2 / item_bytes && total <= device_limit)
+    return std::max<std::uint64_t>(total, 1);
+  return std::max<std::uint64_t>(1, std::min(budget / 4 / item_bytes, device_limit / 2));
+}
+
 }  // namespace clsort::cli

@@ -24,4 +24,12 @@ std::uint64_t device_item_limit(const cl::Device& device, const SortSpec& spec);
 /// sorted, one written), and no more than the device takes.
 std::uint64_t chunk_items(std::uint64_t budget, const cl::Device& device, const SortSpec& spec);
 
+/// Items per chunk of an input of `total` items streamed through device memory (plain keys and
+/// their values): the whole input when its data and the sort's scratch copy fit the budget
+/// (peak 2x the data), else runs of a quarter of the budget each (three chunks in flight and
+/// one scratch copy). The budget bounds the data held at once wherever it is held, on the host
+/// or on the device, so runs are as large as both allow.
+std::uint64_t streamed_chunk_items(std::uint64_t budget, const cl::Device& device,
+                                   const SortSpec& spec, std::uint64_t total);
+
 }  // namespace clsort::cli

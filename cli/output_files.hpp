@@ -68,6 +68,9 @@ class FileOutputs {
   FileOutputs(const OutputPaths& paths, const InputFile& input, const InputFile* values,
               const TextKeys* text, std::uint64_t count);
   void write(const Chunk& chunk);
+  /// Appends `count` sorted items (binary inputs only), and separately their values.
+  void write_items(const char* items, std::uint64_t count) { sorted_->write(items, count); }
+  void write_values(const char* values, std::uint64_t count) { values_->write(values, count); }
   void commit();
 
  private:

@@ -1,63 +1,51 @@
-// Run files hold tuples (item, value, position); the merge takes the smallest field from a
-// tournament tree over the runs' heads.
+// A range's merge takes the smallest field from a tournament tree over its run slices' heads; the
+// ranges are independent, so several merge at once and are emitted in order.
 #include "run_merge.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
+#include <deque>
 #include <future>
 #include <optional>
-
-#include "fd_io.hpp"
-#include "input_error.hpp"
 
 namespace clsort::cli {
 namespace {
 
-// Reads one run's tuples in order through its own buffer.
-class RunCursor {
+// Reads one run slice's columns in order through buffers of its own.
+class SliceCursor {
  public:
-  RunCursor(int fd, std::uint64_t offset, std::uint64_t count, std::size_t tuple,
-            std::size_t buffer_tuples, const std::string& folder)
-      : fd_(fd),
-        offset_(offset),
-        remaining_(count),
-        tuple_(tuple),
-        folder_(&folder),
-        buffer_(std::max<std::size_t>(buffer_tuples, 1) * tuple) {}
-
-  bool done() const { return position_ == filled_ && remaining_ == 0; }
-  const char* current() {
-    if (position_ == filled_) refill();
-    return buffer_.data() + position_;
+  SliceCursor(const RunStore& runs, std::size_t run, RunSlice slice, std::uint64_t buffer_items)
+      : runs_(&runs),
+        run_(run),
+        next_(slice.begin),
+        end_(slice.end),
+        buffer_items_(std::max<std::uint64_t>(1, buffer_items)) {
+    for (int c = 0; c < 3; ++c) buffers_[c].resize(buffer_items_ * runs.column_width(c));
   }
-  void advance() { position_ += tuple_; }
+
+  bool done() const { return position_ == filled_ && next_ == end_; }
+  // The current item's column `c`.
+  const char* current(int c) {
+    if (position_ == filled_) refill();
+    return buffers_[c].data() + position_ * runs_->column_width(c);
+  }
+  void advance() { ++position_; }
 
  private:
   void refill() {
-    const auto bytes =
-        static_cast<std::size_t>(std::min<std::uint64_t>(remaining_ * tuple_, buffer_.size()));
-    if (!read_fully_at(fd_, buffer_.data(), bytes, offset_))
-      throw InputError(*folder_,
-                       std::string("cannot read a temporary run back: ") + std::strerror(errno));
-    offset_ += bytes;
-    remaining_ -= bytes / tuple_;
+    const std::uint64_t count = std::min(buffer_items_, end_ - next_);
+    for (int c = 0; c < 3; ++c)
+      if (runs_->column_width(c)) runs_->read(c, run_, next_, count, buffers_[c].data());
+    next_ += count;
     position_ = 0;
-    filled_ = bytes;
+    filled_ = count;
   }
 
-  int fd_;
-  std::uint64_t offset_;
-  std::uint64_t remaining_;
-  std::size_t tuple_;
-  const std::string* folder_;
-  std::vector<char> buffer_;
-  std::size_t position_ = 0;
-  std::size_t filled_ = 0;
+  const RunStore* runs_;
+  std::size_t run_;
+  std::uint64_t next_, end_, buffer_items_;
+  std::vector<char> buffers_[3];
+  std::uint64_t position_ = 0, filled_ = 0;
 };
 
 // The smallest power of two >= n (1 for 0).
@@ -67,8 +55,8 @@ std::size_t power_of_two_at_least(std::size_t n) {
   return power;
 }
 
-// A tournament over the runs' head tuples: node i holds the winner of its subtree, the run with
-// the smallest (field, run index); taking a tuple replays only the winner's path (log k).
+// A tournament over the slices' head items: node i holds the winner of its subtree, the slice
+// with the smallest (field, run index); taking an item replays only the winner's path (log k).
 class Tournament {
  public:
   explicit Tournament(std::size_t runs)
@@ -91,7 +79,6 @@ class Tournament {
   }
   bool empty() const { return done_[winner()]; }
   std::size_t winner() const { return leaves_ > 1 ? tree_[1] : 0; }
-  std::uint64_t winning_field() const { return field_[winner()]; }
 
  private:
   void replay(std::size_t node) {
@@ -102,129 +89,75 @@ class Tournament {
   }
   std::size_t leaves_;
   std::vector<std::uint64_t> field_;
-  std::vector<bool> done_;
+  std::vector<char> done_;
   std::vector<std::uint32_t> tree_;
 };
 
-int unlinked_temporary_file(const std::string& folder) {
-  std::string pattern = (std::filesystem::path(folder) / "clsort-run-XXXXXX").string();
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0)
-    throw InputError(folder,
-                     std::string("cannot create a temporary file (-T): ") + std::strerror(errno));
-  ::unlink(pattern.c_str());
-  return fd;
-}
-
 }  // namespace
 
-RunMerger::RunMerger(const SortSpec& spec, const std::string& folder)
-    : spec_(spec), folder_(folder), fd_(unlinked_temporary_file(folder)) {}
+void merge_range(const RunStore& runs, const MergeRange& range, Chunk& out) {
+  const std::size_t k = range.slices.size();
+  const std::size_t item = runs.column_width(0), value = runs.column_width(1);
+  const bool positions = runs.column_width(2) != 0;
+  out.count = range.items;
+  out.items.resize(range.items * item);
+  out.values.resize(range.items * value);
+  out.positions.resize(positions ? range.items : 0);
 
-RunMerger::~RunMerger() {
-  ::close(fd_);
-}
+  // A few MiB of read buffers in all, however many runs there are.
+  const std::uint64_t tuple = item + value + (positions ? 8 : 0);
+  const std::uint64_t buffer_items = std::max<std::uint64_t>(256, (4u << 20) / tuple / k);
+  std::vector<SliceCursor> cursors;
+  cursors.reserve(k);
+  for (std::size_t run = 0; run < k; ++run)
+    cursors.emplace_back(runs, run, range.slices[run],
+                         std::min(buffer_items, range.slices[run].size()));
 
-std::size_t RunMerger::tuple_size() const {
-  return spec_.layout.item_size + spec_.value_size + (spec_.positions ? 8 : 0);
-}
-
-void RunMerger::add_run(const Chunk& sorted) {
-  const std::size_t tuple = tuple_size(), item = spec_.layout.item_size;
-  const auto write = [&](const char* data, std::size_t bytes, std::uint64_t offset) {
-    if (!write_fully_at(fd_, data, bytes, offset))
-      throw InputError(folder_,
-                       std::string("cannot write a temporary run (-T): ") + std::strerror(errno));
+  const SortField field(runs.spec());
+  Tournament tournament(k);
+  const auto head = [&](std::size_t run) {
+    return cursors[run].done() ? std::nullopt : std::optional(field(cursors[run].current(0)));
   };
-  if (tuple == item) {  // items alone: written as they are
-    write(sorted.items.data(), sorted.count * item, end_);
-  } else {
-    constexpr std::uint64_t block_tuples = 1 << 14;
-    std::vector<char> block;
-    for (std::uint64_t start = 0; start < sorted.count; start += block_tuples) {
-      const std::uint64_t count = std::min(block_tuples, sorted.count - start);
-      block.resize(count * tuple);
-      for (std::uint64_t i = 0; i < count; ++i) {
-        char* out = block.data() + i * tuple;
-        std::memcpy(out, sorted.items.data() + (start + i) * item, item);
-        if (spec_.value_size)
-          std::memcpy(out + item, sorted.values.data() + (start + i) * spec_.value_size,
-                      spec_.value_size);
-        if (spec_.positions)
-          std::memcpy(out + item + spec_.value_size, &sorted.positions[start + i], 8);
-      }
-      write(block.data(), block.size(), end_ + start * tuple);
-    }
-  }
-  runs_.push_back({end_, sorted.count});
-  end_ += sorted.count * tuple;
-  items_ += sorted.count;
-}
-
-void RunMerger::merge(std::uint64_t buffer_bytes, std::uint64_t batch_items, bool unique,
-                      const std::function<void(Chunk&)>& emit) {
-  const std::size_t tuple = tuple_size(), item = spec_.layout.item_size;
-  const std::size_t values = spec_.value_size;
-  // Large reads are no faster beyond a few MiB; the rest of the budget would only sit idle.
-  const std::uint64_t per_run =
-      std::min<std::uint64_t>(buffer_bytes / std::max<std::size_t>(runs_.size(), 1), 16 << 20);
-  std::vector<RunCursor> cursors;
-  for (const Run& run : runs_)
-    cursors.emplace_back(fd_, run.offset, run.count, tuple, per_run / tuple, folder_);
-
-  const SortField field(spec_);
-  Tournament tournament(cursors.size());
-  for (std::size_t r = 0; r < cursors.size(); ++r)
-    tournament.set(r,
-                   cursors[r].done() ? std::nullopt : std::optional(field(cursors[r].current())));
+  for (std::size_t run = 0; run < k; ++run) tournament.set(run, head(run));
   tournament.build();
-
-  // Two batches: one is filled while the other is written.
-  Chunk batches[2];
-  for (Chunk& batch : batches) {
-    batch.items.resize(batch_items * item);
-    batch.values.resize(batch_items * values);
-    if (spec_.positions) batch.positions.resize(batch_items);
+  for (std::uint64_t i = 0; !tournament.empty(); ++i) {
+    const std::size_t run = tournament.winner();
+    SliceCursor& cursor = cursors[run];
+    std::memcpy(out.items.data() + i * item, cursor.current(0), item);
+    if (value) std::memcpy(out.values.data() + i * value, cursor.current(1), value);
+    if (positions) std::memcpy(&out.positions[i], cursor.current(2), 8);
+    cursor.advance();
+    tournament.set(run, head(run));
+    tournament.update(run);
   }
-  std::future<void> writing;
+}
+
+void merge_on_host(const RunStore& runs, const std::vector<MergeRange>& ranges, unsigned workers,
+                   const std::function<void(Chunk&)>& emit) {
+  std::deque<std::future<Chunk>> merging;
+  std::size_t next = 0;
   std::uint64_t first = 0;
-  int filling = 0;
-  const auto flush = [&] {
-    Chunk& batch = batches[filling];
-    if (batch.count == 0) return;
-    if (writing.valid()) writing.get();
-    batch.first = first;
-    first += batch.count;
-    writing = std::async(std::launch::async, [&emit, &batch] {
-      emit(batch);
-      batch.count = 0;
-    });
-    filling = 1 - filling;
+  const auto launch = [&] {
+    const MergeRange* range = &ranges[next++];
+    merging.push_back(std::async(std::launch::async, [&runs, range] {
+      Chunk merged;
+      merge_range(runs, *range, merged);
+      return merged;
+    }));
   };
-
-  bool emitted = false;
-  std::uint64_t last_field = 0;
-  while (!tournament.empty()) {
-    const std::size_t r = tournament.winner();
-    const std::uint64_t key = tournament.winning_field();
-    const char* source = cursors[r].current();
-    if (!unique || !emitted || key != last_field) {
-      Chunk& batch = batches[filling];
-      const std::uint64_t i = batch.count;
-      std::memcpy(batch.items.data() + i * item, source, item);
-      if (values) std::memcpy(batch.values.data() + i * values, source + item, values);
-      if (spec_.positions) std::memcpy(&batch.positions[i], source + item + values, 8);
-      emitted = true;
-      last_field = key;
-      if (++batch.count == batch_items) flush();
+  try {
+    while (next < ranges.size() || !merging.empty()) {
+      while (next < ranges.size() && merging.size() < std::max(1u, workers)) launch();
+      Chunk merged = merging.front().get();
+      merging.pop_front();
+      merged.first = first;
+      first += merged.count;
+      emit(merged);
     }
-    cursors[r].advance();
-    tournament.set(r,
-                   cursors[r].done() ? std::nullopt : std::optional(field(cursors[r].current())));
-    tournament.update(r);
+  } catch (...) {
+    for (std::future<Chunk>& pending : merging) pending.wait();  // they read the run files
+    throw;
   }
-  flush();
-  if (writing.valid()) writing.get();
 }
 
 }  // namespace clsort::cli

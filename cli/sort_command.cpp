@@ -150,11 +150,20 @@ CLI::App* add_sort_command(CLI::App& app, SortArguments& args) {
   sort->add_option("--begin-bit", args.begin_bit, "Sort by ordered-key bits from this one");
   sort->add_option("--end-bit", args.end_bit, "... up to (not including) this one");
   sort->add_option("-S,--memory", args.memory,
-                   "Host memory budget, e.g. 512M, 8G (default: half the available memory); "
-                   "larger inputs are sorted in chunks and merged")
+                   "Memory budget for the data held at once, on the host or the device, e.g. "
+                   "512M, 8G (default: half the available memory). Plain keys and values are "
+                   "sorted whole when twice their size fits (peak about 2x the data), else in "
+                   "runs of a quarter of it that are merged; records, --argsort and --unique "
+                   "take chunks of a third of it, sorted through host memory (peak about 2x -S)")
       ->transform(CLI::AsSizeValue(false));
   sort->add_option("-T,--temporary-directory", args.temporary_folder,
-                   "Folder for the sorted runs of out-of-core inputs (default: $TMPDIR or /tmp)");
+                   "Folder for the sorted runs of out-of-core inputs (default: $TMPDIR or /tmp); "
+                   "they take the input's size and vanish with the process");
+  sort->add_option("--merge", args.merge,
+                   "Where out-of-core runs are merged: host (key ranges on all cores), device "
+                   "(each key range sorted on the device; plain keys and values only) or auto "
+                   "(the device where it can, else the host)")
+      ->check(CLI::IsMember({"auto", "host", "device"}));
   sort->add_option(
       "--device", args.device,
       "Device: P:D, cpu, gpu or a name substring (default: $CLSORT_DEVICE, else first GPU)");
@@ -199,6 +208,9 @@ int run_sort(const SortArguments& args, std::ostream& log) {
   settings.memory_budget = budget;
   const char* tmpdir = std::getenv("TMPDIR");
   settings.temporary_folder = args.temporary_folder.value_or(tmpdir && *tmpdir ? tmpdir : "/tmp");
+  settings.merge = args.merge == "host"     ? MergeMode::host
+                   : args.merge == "device" ? MergeMode::device
+                                            : MergeMode::automatic;
   settings.verbose = args.verbose;
   Progress progress(!args.quiet && ::isatty(STDERR_FILENO), total_input_bytes(args.inputs));
 

@@ -31,6 +31,7 @@ struct SortArguments {
   std::optional<unsigned> end_bit;
   std::optional<std::uint64_t> memory;
   std::optional<std::string> temporary_folder;
+  std::string merge = "auto";
   bool descending = false;
   bool check = false;
   bool unique = false;

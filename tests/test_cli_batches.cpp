@@ -1,8 +1,6 @@
 // End-to-end tests of CLI batches: many inputs, one bad among them, --in-place, and interrupts.
 #include <boost/test/unit_test.hpp>
 
-#include <signal.h>
-
 #include <chrono>
 #include <thread>
 
@@ -10,53 +8,6 @@
 
 using namespace clsort;
 using namespace clsort::test;
-
-namespace {
-
-// Starts the CLI with its standard input on a pipe; the caller feeds it and then signals it.
-struct RunningCli {
-  pid_t pid = -1;
-  int input = -1;
-
-  RunningCli(const std::string& cli, const std::vector<std::string>& arguments) {
-    int fds[2];
-    BOOST_REQUIRE(::pipe(fds) == 0);
-    pid = ::fork();
-    BOOST_REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::dup2(fds[0], STDIN_FILENO);
-      ::close(fds[0]);
-      ::close(fds[1]);
-      std::vector<char*> argv{const_cast<char*>(cli.c_str())};
-      for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(cli.c_str(), argv.data());
-      ::_exit(127);
-    }
-    ::close(fds[0]);
-    input = fds[1];
-  }
-
-  void feed(const std::string& bytes) const {
-    BOOST_REQUIRE(::write(input, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-  }
-
-  int signal_and_wait(int signal_number) {
-    ::kill(pid, signal_number);
-    ::close(input);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-};
-
-bool any_file_named(const std::set<std::string>& names, const std::string& fragment) {
-  for (const std::string& name : names)
-    if (name.find(fragment) != std::string::npos) return true;
-  return false;
-}
-
-}  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(cli_batches, CliFixture)
 

@@ -26,7 +26,8 @@ const std::map<std::string, std::string> operation_of{
     {"clEnqueueCopyBuffer", "enqueue copy"},
     {"clEnqueueFillBuffer", "enqueue fill"},
     {"clEnqueueMarkerWithWaitList", "enqueue marker"},
-    {"clWaitForEvents", "sort"}};
+    {"clWaitForEvents", "sort"},
+    {"clEnqueueMapBuffer", "map buffer"}};
 
 // A Sorter on its own new context, so that it allocates and builds (from the disk cache)
 // everything it uses: every kind of call happens during its first sort.

@@ -234,6 +234,16 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
   return next(queue, buffer, blocking, offset, size, ptr, wait_count, waits, event);
 }
 
+CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer,
+                                                  cl_bool blocking, cl_map_flags flags,
+                                                  size_t offset, size_t size, cl_uint wait_count,
+                                                  const cl_event* waits, cl_event* event,
+                                                  cl_int* errcode_ret) {
+  CLSORT_FAIL_CREATE(clEnqueueMapBuffer)
+  static const auto next = CLSORT_NEXT(clEnqueueMapBuffer);
+  return next(queue, buffer, blocking, flags, offset, size, wait_count, waits, event, errcode_ret);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_mem source,
                                                     cl_mem destination, size_t source_offset,
                                                     size_t destination_offset, size_t size,

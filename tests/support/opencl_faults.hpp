@@ -20,7 +20,7 @@ inline const std::vector<std::string>& fault_injectable_calls() {
       "clCreateBuffer",         "clBuildProgram",       "clCreateKernel",
       "clEnqueueNDRangeKernel", "clEnqueueWriteBuffer", "clEnqueueReadBuffer",
       "clEnqueueCopyBuffer",    "clEnqueueFillBuffer",  "clEnqueueMarkerWithWaitList",
-      "clWaitForEvents"};
+      "clWaitForEvents",        "clEnqueueMapBuffer"};
   return calls;
 }
 
