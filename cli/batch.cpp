@@ -17,6 +17,7 @@
 #include "npy.hpp"
 #include "run_merge.hpp"
 #include "run_store.hpp"
+#include "serial_worker.hpp"
 #include "text_keys.hpp"
 
 namespace clsort::cli {
@@ -540,16 +541,17 @@ BatchTotals run_batch(Sorter& sorter, const std::vector<FileTask>& tasks,
   SharedSorter shared{sorter, {}};
   Reader reader(tasks, settings, side);
   Writer writer(settings, progress, log, totals, side, shared);
-  std::future<Work> reading = std::async(std::launch::async, [&] { return reader.next(); });
+  SerialWorker reading_thread, writing_thread;
+  std::future<Work> reading = reading_thread.submit([&] { return reader.next(); });
   std::future<void> writing;
   while (true) {
     Work work = reading.get();
     if (!work.file) break;
-    reading = std::async(std::launch::async, [&] { return reader.next(); });
+    reading = reading_thread.submit([&] { return reader.next(); });
     sort_work(shared, work, settings.unique);
     if (writing.valid()) writing.get();
-    writing = std::async(std::launch::async,
-                         [&writer, work = std::move(work)]() mutable { writer.write(work); });
+    writing =
+        writing_thread.submit([&writer, work = std::move(work)]() mutable { writer.write(work); });
   }
   if (writing.valid()) writing.get();
   return totals;
