@@ -24,6 +24,8 @@ class AtomicFile {
   void write_at(std::uint64_t offset, std::string_view bytes);
   void commit();
   const std::string& destination() const { return destination_; }
+  /// The temporary file's path, for writers that open it themselves (MPI-IO).
+  const std::string& temporary() const { return temporary_; }
 
  private:
   [[noreturn]] void fail(const std::string& problem);

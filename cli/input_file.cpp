@@ -128,6 +128,7 @@ void InputFile::read_npy_header() {
     throw InputError(name_, "shape " + shape_text(shape_) + " of " + std::to_string(dtype.size) +
                                 "-byte elements is 2^64 bytes or more");
   layout_ = {dtype.key_type, dtype.size, 0, dtype.big_endian};
+  data_offset_ = header.size();
   if (data_bytes_) *data_bytes_ -= std::min<std::uint64_t>(*data_bytes_, header.size());
 }
 

@@ -60,6 +60,8 @@ class InputFile {
   const std::vector<std::uint64_t>& shape() const { return shape_; }
   /// Items in the input, when known before reading (not for raw standard input).
   std::optional<std::uint64_t> count() const { return count_; }
+  /// Bytes before the item data (the .npy header; 0 for raw files).
+  std::uint64_t data_offset() const { return data_offset_; }
   /// Bytes of item data (or text) still to read, when known.
   std::optional<std::uint64_t> data_bytes() const { return data_bytes_; }
 
@@ -89,6 +91,7 @@ class InputFile {
   std::vector<std::uint64_t> shape_;
   std::optional<std::uint64_t> count_;
   std::optional<std::uint64_t> data_bytes_;
+  std::uint64_t data_offset_ = 0;
   std::uint64_t items_read_ = 0;
 };
 

@@ -1,0 +1,150 @@
+// The distributed sort: local sort, exact splitters, all-to-all exchange, stable merge sort.
+#include <chrono>
+#include <numeric>
+#include <vector>
+
+#include <clsort/mpi.hpp>
+
+#include "collective.hpp"
+#include "exchange.hpp"
+#include "selection.hpp"
+
+namespace clsort::mpi {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Pieces from more than one rank need merging; one piece is already in order.
+bool needs_merge(const std::vector<std::uint64_t>& receive_counts) {
+  int pieces = 0;
+  for (std::uint64_t count : receive_counts) pieces += count != 0;
+  return pieces > 1;
+}
+
+std::uint64_t offset_of(MPI_Comm comm, std::uint64_t count) {
+  std::uint64_t before = 0;
+  MPI_Exscan(&count, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return rank_of(comm) == 0 ? 0 : before;
+}
+
+// Everything after the local sort, on host data: cuts, exchange, merge. `merge` sorts the
+// received slice in place.
+Slice distribute_sorted(MPI_Comm comm, const void* keys, std::uint64_t n, KeyType type,
+                        const void* values, std::size_t value_bytes, const SliceStorage& storage,
+                        const Options& options,
+                        const std::function<void(void*, void*, std::uint64_t)>& merge,
+                        Slice where) {
+  auto start = Clock::now();
+  const std::vector<std::uint64_t> cuts = find_cuts(comm, keys, n, type, options.sort);
+  where.times.splitters = seconds_since(start);
+
+  start = Clock::now();
+  const std::vector<std::uint64_t> counts = exchange_counts(comm, cuts);
+  where.count = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  std::pair<void*, void*> slice;
+  on_every_rank(comm, "allocate the slice", [&] { slice = storage(where.count); });
+  exchange(comm, keys, cuts, counts, key_size(type), slice.first, options.max_message_bytes);
+  if (value_bytes)
+    exchange(comm, values, cuts, counts, value_bytes, slice.second, options.max_message_bytes);
+  where.times.exchange = seconds_since(start);
+
+  start = Clock::now();
+  on_every_rank(comm, "merge", [&] {
+    if (needs_merge(counts)) merge(slice.first, slice.second, where.count);
+  });
+  where.times.merge = seconds_since(start);
+  MPI_Allreduce(&n, &where.total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  where.offset = offset_of(comm, where.count);
+  return where;
+}
+
+}  // namespace
+
+Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n, KeyType type,
+                      void* values, std::size_t value_bytes, const SliceStorage& storage,
+                      const Options& options) {
+  Slice where;
+  const auto start = Clock::now();
+  on_every_rank(comm, "local sort",
+                [&] { sorter.sort_host_bytes(keys, n, type, values, value_bytes, options.sort); });
+  where.times.local_sort = seconds_since(start);
+  // The received pieces are each sorted and arrive in rank order: a stable sort of their
+  // concatenation is the merge, and keeps equal keys in (rank, position) order.
+  const auto merge = [&](void* slice_keys, void* slice_values, std::uint64_t count) {
+    sorter.sort_host_bytes(slice_keys, count, type, slice_values, value_bytes, options.sort);
+  };
+  return distribute_sorted(comm, keys, n, type, values, value_bytes, storage, options, merge,
+                           where);
+}
+
+namespace {
+
+std::vector<char> read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                              std::uint64_t bytes) {
+  std::vector<char> host(bytes);
+  if (bytes) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.data());
+  return host;
+}
+
+// A buffer holding `host` (one byte at least: OpenCL has no empty buffers).
+cl::Buffer upload(const cl::CommandQueue& queue, const std::vector<char>& host) {
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(host.size(), 1));
+  if (!host.empty()) queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size(), host.data());
+  return buffer;
+}
+
+}  // namespace
+
+DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, std::uint64_t n,
+                        KeyType type, const cl::Buffer* values, std::size_t value_bytes,
+                        const Options& options) {
+  const cl::CommandQueue& queue = sorter.queue();
+  if (!values) value_bytes = 0;
+  Slice where;
+  std::vector<char> host_keys, host_values;
+  const auto start = Clock::now();
+  on_every_rank(comm, "local sort", [&] {
+    if (n) {
+      cl::Event done = value_bytes
+                           ? sorter.sort_pairs(keys, *values, n, type, value_bytes, options.sort)
+                           : sorter.sort(keys, n, type, options.sort);
+      done.wait();
+    }
+    host_keys = read_buffer(queue, keys, n * key_size(type));
+    if (value_bytes) host_values = read_buffer(queue, *values, n * value_bytes);
+  });
+  where.times.local_sort = seconds_since(start);
+
+  std::vector<char> slice_keys, slice_values;
+  const SliceStorage storage = [&](std::uint64_t count) {
+    slice_keys.resize(count * key_size(type));
+    slice_values.resize(count * value_bytes);
+    return std::pair<void*, void*>(slice_keys.data(), slice_values.data());
+  };
+  DeviceSlice result;
+  // Uploaded and sorted on the device; the host copies are only the exchange's.
+  const auto merge = [&](void*, void*, std::uint64_t count) {
+    result.keys = upload(queue, slice_keys);
+    if (value_bytes) result.values = upload(queue, slice_values);
+    cl::Event done = value_bytes ? sorter.sort_pairs(result.keys, result.values, count, type,
+                                                     value_bytes, options.sort)
+                                 : sorter.sort(result.keys, count, type, options.sort);
+    done.wait();
+  };
+  result.slice = distribute_sorted(comm, host_keys.data(), n, type, host_values.data(), value_bytes,
+                                   storage, options, merge, where);
+  on_every_rank(comm, "upload the slice", [&] {
+    if (result.keys()) return;  // merged on the device already
+    result.keys = upload(queue, slice_keys);
+    if (value_bytes) result.values = upload(queue, slice_values);
+  });
+  return result;
+}
+
+}  // namespace clsort::mpi

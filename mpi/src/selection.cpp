@@ -1,0 +1,135 @@
+// Exact splitters: where each rank's locally sorted keys are cut so that every rank gets its
+// share of the global order.
+#include "selection.hpp"
+
+#include <algorithm>
+
+#include <clsort/key_order.hpp>
+
+#include "collective.hpp"
+
+namespace clsort::mpi {
+
+std::uint64_t slice_start(std::uint64_t total, int ranks, int j) {
+  // floor(total * j / ranks) without the product overflowing.
+  const std::uint64_t p = static_cast<std::uint64_t>(ranks), share = static_cast<std::uint64_t>(j);
+  return share * (total / p) + share * (total % p) / p;
+}
+
+namespace {
+
+// The key the sort orders by: the ordered bits in [begin_bit, end_bit), as an integer.
+template <class K>
+class SortKeys {
+ public:
+  SortKeys(const K* keys, std::uint64_t n, const SortOptions& options)
+      : keys_(keys), n_(n), descending_(options.descending), begin_(options.begin_bit) {
+    const unsigned end = options.end_bit.value_or(sizeof(K) * 8);
+    width_ = end > begin_ ? end - begin_ : 0;
+  }
+
+  std::uint64_t max() const { return width_ == 0 ? 0 : ~std::uint64_t{0} >> (64 - width_); }
+  unsigned width() const { return width_; }
+
+  std::uint64_t at(std::uint64_t i) const {
+    if (width_ == 0) return 0;
+    return (static_cast<std::uint64_t>(ordered_bits(keys_[i], descending_)) >> begin_) & max();
+  }
+  /// Keys whose sort key is below `v` (the keys are sorted by it).
+  std::uint64_t count_below(std::uint64_t v) const {
+    std::uint64_t first = 0, last = n_;
+    while (first < last) {
+      const std::uint64_t middle = first + (last - first) / 2;
+      if (at(middle) < v)
+        first = middle + 1;
+      else
+        last = middle;
+    }
+    return first;
+  }
+  /// Keys whose sort key is `v` or below.
+  std::uint64_t count_up_to(std::uint64_t v) const { return v == max() ? n_ : count_below(v + 1); }
+
+ private:
+  const K* keys_;
+  std::uint64_t n_;
+  bool descending_;
+  unsigned begin_;
+  unsigned width_ = 0;
+};
+
+std::vector<std::uint64_t> sum_over_ranks(MPI_Comm comm, std::vector<std::uint64_t> local) {
+  std::vector<std::uint64_t> total(local.size());
+  MPI_Allreduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM,
+                comm);
+  return total;
+}
+
+// For each target global position t, the smallest sort key v with more than t keys at or
+// below v over all ranks: the key of the element at position t.
+template <class K>
+std::vector<std::uint64_t> keys_at(MPI_Comm comm, const SortKeys<K>& keys,
+                                   const std::vector<std::uint64_t>& targets) {
+  std::vector<std::uint64_t> low(targets.size(), 0), high(targets.size(), keys.max());
+  for (unsigned step = 0; step <= keys.width(); ++step) {
+    std::vector<std::uint64_t> middle(targets.size()), counts(targets.size());
+    for (std::size_t j = 0; j < targets.size(); ++j) {
+      middle[j] = low[j] + (high[j] - low[j]) / 2;
+      counts[j] = keys.count_up_to(middle[j]);
+    }
+    counts = sum_over_ranks(comm, counts);
+    for (std::size_t j = 0; j < targets.size(); ++j) {
+      if (counts[j] > targets[j])
+        high[j] = middle[j];
+      else
+        low[j] = middle[j] + 1;
+    }
+  }
+  return low;
+}
+
+template <class K>
+std::vector<std::uint64_t> cuts_of(MPI_Comm comm, const K* sorted, std::uint64_t n,
+                                   const SortOptions& options) {
+  const int ranks = size_of(comm);
+  const SortKeys<K> keys(sorted, n, options);
+  const std::uint64_t total = sum_over_ranks(comm, {n})[0];
+  std::vector<std::uint64_t> cuts(ranks + 1, 0);
+  cuts[ranks] = n;
+  if (ranks == 1) return cuts;
+  std::vector<std::uint64_t> targets(ranks - 1);
+  for (int j = 1; j < ranks; ++j) targets[j - 1] = std::min(slice_start(total, ranks, j), total);
+  if (total == 0) return cuts;
+  const std::vector<std::uint64_t> split_keys = keys_at(comm, keys, targets);
+
+  // Keys below each splitter key go before the cut; equal ones are shared out in rank order.
+  std::vector<std::uint64_t> below(targets.size()), equal(targets.size());
+  for (std::size_t j = 0; j < targets.size(); ++j) {
+    below[j] = keys.count_below(split_keys[j]);
+    equal[j] = keys.count_up_to(split_keys[j]) - below[j];
+  }
+  const std::vector<std::uint64_t> below_everywhere = sum_over_ranks(comm, below);
+  std::vector<std::uint64_t> equal_before(targets.size(), 0);
+  MPI_Exscan(equal.data(), equal_before.data(), static_cast<int>(equal.size()), MPI_UINT64_T,
+             MPI_SUM, comm);
+  if (rank_of(comm) == 0) std::fill(equal_before.begin(), equal_before.end(), 0);
+  for (std::size_t j = 0; j < targets.size(); ++j) {
+    const std::uint64_t still_needed = targets[j] - below_everywhere[j];
+    const std::uint64_t mine =
+        still_needed > equal_before[j] ? std::min(still_needed - equal_before[j], equal[j]) : 0;
+    cuts[j + 1] = below[j] + mine;
+  }
+  return cuts;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> find_cuts(MPI_Comm comm, const void* sorted_keys, std::uint64_t n,
+                                     KeyType type, const SortOptions& options) {
+  return with_key_type(type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
+    return cuts_of(comm, static_cast<const K*>(sorted_keys), n, options);
+  });
+}
+
+}  // namespace clsort::mpi

@@ -1,0 +1,150 @@
+// Files for clsort-mpi: each rank reads its part of one input and writes its slice of the
+// output with MPI-IO; the output appears only once every rank has written its slice.
+#include "mpi_files.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "../src/collective.hpp"
+#include "input_error.hpp"
+#include "npy.hpp"
+
+namespace clsort::mpi {
+
+namespace {
+
+constexpr std::uint64_t piece_bytes = std::uint64_t{1} << 30;  // MPI counts are int
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, length);
+}
+
+// Calls `io(offset, bytes)` for pieces of at most 1 GiB; every rank makes the same number of
+// calls (collective MPI-IO), ranks with less to do passing empty pieces. Returns the first
+// failing code (MPI_SUCCESS if none), after taking part in every round.
+template <class Io>
+int in_collective_pieces(MPI_Comm comm, std::uint64_t bytes, Io io) {
+  const std::uint64_t mine = (bytes + piece_bytes - 1) / piece_bytes;
+  std::uint64_t rounds = 0;
+  MPI_Allreduce(&mine, &rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
+  int first_error = MPI_SUCCESS;
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    const std::uint64_t offset = std::min(round * piece_bytes, bytes);
+    const int length = static_cast<int>(std::min(piece_bytes, bytes - offset));
+    const int code = io(offset, first_error == MPI_SUCCESS ? length : 0);
+    if (first_error == MPI_SUCCESS) first_error = code;
+  }
+  return first_error;
+}
+
+}  // namespace
+
+ArrayFile describe_array(const std::string& path, const cli::ReadOptions& options) {
+  const cli::InputFile input(path, options);
+  if (input.format() == cli::FileFormat::text)
+    throw cli::InputError(path, "clsort-mpi sorts .npy and raw files, not text");
+  if (input.shape().size() != 1)
+    throw cli::InputError(path, "clsort-mpi sorts one-dimensional arrays; this one has shape " +
+                                    cli::shape_text(input.shape()));
+  ArrayFile file{path,
+                 *input.count(),
+                 input.data_offset(),
+                 input.layout().item_size,
+                 input.layout().key_type,
+                 input.layout().big_endian,
+                 input.descr()};
+  if (file.descr.empty() && file.key_type) file.descr = cli::npy_descr(*file.key_type);
+  const std::uint64_t needed = file.count * file.item_size;
+  if (input.data_bytes().value_or(needed) < needed)
+    throw cli::InputError(path, "truncated: the header promises " + std::to_string(needed) +
+                                    " bytes of data, the file has " +
+                                    std::to_string(*input.data_bytes()));
+  return file;
+}
+
+std::vector<char> read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first,
+                            std::uint64_t count) {
+  std::vector<char> items(count * file.item_size);
+  MPI_File handle = MPI_FILE_NULL;
+  int code = MPI_File_open(comm, file.path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &handle);
+  if (code != MPI_SUCCESS) throw cli::InputError(file.path, "MPI-IO: " + mpi_error_text(code));
+  const MPI_Offset start = static_cast<MPI_Offset>(file.data_offset + first * file.item_size);
+  code = in_collective_pieces(comm, items.size(), [&](std::uint64_t offset, int length) {
+    return MPI_File_read_at_all(handle, start + static_cast<MPI_Offset>(offset),
+                                items.data() + offset, length, MPI_BYTE, MPI_STATUS_IGNORE);
+  });
+  MPI_File_close(&handle);
+  if (code != MPI_SUCCESS) throw cli::InputError(file.path, "cannot read: " + mpi_error_text(code));
+  return items;
+}
+
+std::string output_header(const std::string& path, const std::string& descr, std::uint64_t count) {
+  if (cli::format_of_path(path) != cli::FileFormat::npy) return "";
+  return cli::make_npy_header(descr, count);
+}
+
+SliceOutput::SliceOutput(MPI_Comm comm, const std::string& destination, std::string header,
+                         std::size_t item_size)
+    : comm_(comm), destination_(destination), header_(std::move(header)), item_size_(item_size) {}
+
+SliceOutput::~SliceOutput() {
+  if (handle_ != MPI_FILE_NULL) MPI_File_close(&handle_);
+  // file_ (rank 0) removes the temporary file unless it was published.
+}
+
+void SliceOutput::open() {
+  const bool root = rank_of(comm_) == 0;
+  on_every_rank(comm_, "create output", [&] {
+    if (root) file_ = std::make_unique<cli::AtomicFile>(destination_);
+  });
+  std::string temporary = root ? file_->temporary() : std::string();
+  unsigned long long length = temporary.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+  temporary.resize(length);
+  MPI_Bcast(temporary.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  on_every_rank(comm_, "open output", [&] {
+    const int code =
+        MPI_File_open(comm_, temporary.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &handle_);
+    if (code != MPI_SUCCESS) throw cli::InputError(destination_, "MPI-IO: " + mpi_error_text(code));
+  });
+}
+
+void SliceOutput::write(std::uint64_t offset, const char* items, std::uint64_t count) {
+  on_every_rank(comm_, "write output", [&] {
+    int code = MPI_SUCCESS;
+    if (rank_of(comm_) == 0 && !header_.empty())
+      code = MPI_File_write_at(handle_, 0, header_.data(), static_cast<int>(header_.size()),
+                               MPI_BYTE, MPI_STATUS_IGNORE);
+    const MPI_Offset start = static_cast<MPI_Offset>(header_.size() + offset * item_size_);
+    const int data_code =
+        in_collective_pieces(comm_, count * item_size_, [&](std::uint64_t at, int length) {
+          return MPI_File_write_at_all(handle_, start + static_cast<MPI_Offset>(at), items + at,
+                                       length, MPI_BYTE, MPI_STATUS_IGNORE);
+        });
+    if (code == MPI_SUCCESS) code = data_code;
+    if (code != MPI_SUCCESS)
+      throw cli::InputError(destination_, "cannot write output: " + mpi_error_text(code));
+  });
+}
+
+void SliceOutput::close() {
+  on_every_rank(comm_, "flush output", [&] {
+    int code = MPI_File_sync(handle_);
+    const int closed = MPI_File_close(&handle_);
+    handle_ = MPI_FILE_NULL;
+    if (code == MPI_SUCCESS) code = closed;
+    if (code != MPI_SUCCESS)
+      throw cli::InputError(destination_, "cannot flush output: " + mpi_error_text(code));
+  });
+}
+
+void SliceOutput::publish() {
+  on_every_rank(comm_, "publish output", [&] {
+    if (file_) file_->commit();
+  });
+}
+
+}  // namespace clsort::mpi

@@ -1,0 +1,123 @@
+// clsort-mpi under mpirun with 1 to 4 ranks: outputs byte-identical to clsort's, and failures on
+// any rank leave no output, no temporary file and the input untouched.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+
+#include "support/cli_fixture.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+// The fault injector built beside the tests, or $CLSORT_FAULTS_LIBRARY where the build moved.
+std::string faults_library() {
+  const char* moved = std::getenv("CLSORT_FAULTS_LIBRARY");
+  return moved && *moved ? moved : CLSORT_FAULTS_LIBRARY;
+}
+
+struct MpiCli : CliFixture {
+  static std::string mpi_cli_path() {
+    const char* moved = std::getenv("CLSORT_MPI_CLI");
+    return moved && *moved ? moved : CLSORT_MPI_CLI_PATH;
+  }
+  static std::string mpirun(int ranks) {
+    return std::string(CLSORT_MPIEXEC) + " --oversubscribe --allow-run-as-root -np " +
+           std::to_string(ranks);
+  }
+
+  Result run_mpi(int ranks, const std::string& arguments) const {
+    return run_shell(mpirun(ranks) + " " + mpi_cli_path() + " sort " + arguments + " 2>&1");
+  }
+
+  // clsort-mpi on `ranks` ranks and clsort write the same bytes for the same arguments.
+  void expect_same_as_clsort(int ranks, const std::string& input, const std::string& output,
+                             const std::string& options, const std::string& values_out = "") {
+    const std::string values = values_out.empty() ? "" : " --values-out " + path(values_out);
+    const std::string mine_values =
+        values_out.empty() ? "" : " --values-out " + path("mpi-" + values_out);
+    const Result single =
+        run("sort " + input + " -o " + path(output) + " " + options + values + " -q");
+    BOOST_REQUIRE_MESSAGE(single.exit_code == 0, single.output);
+    const Result mpi =
+        run_mpi(ranks, input + " -o " + path("mpi-" + output) + " " + options + mine_values);
+    BOOST_TEST_INFO(ranks << " ranks, " << options);
+    BOOST_REQUIRE_MESSAGE(mpi.exit_code == 0, mpi.output);
+    BOOST_CHECK(has(mpi, "phases (s, slowest rank): read"));
+    BOOST_CHECK(read(output) == read("mpi-" + output));
+    if (!values_out.empty()) BOOST_CHECK(read(values_out) == read("mpi-" + values_out));
+    BOOST_CHECK(!any_file_named(files(), ".clsort"));
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli_mpi)
+
+BOOST_FIXTURE_TEST_CASE(outputs_equal_the_single_process_sort, MpiCli) {
+  const std::string u32 =
+      write_npy("u32.npy", make_keys<std::uint32_t>(Distribution::uniform, 100003, 1));
+  const std::string f64 = write_raw("f64.raw", make_keys<double>(Distribution::extremes, 5003, 2));
+  const std::string keys =
+      write_raw("keys.u64", make_keys<std::uint64_t>(Distribution::few_distinct, 7919, 3));
+  std::vector<std::uint32_t> positions(7919);
+  std::iota(positions.begin(), positions.end(), 0u);
+  const std::string values = write_npy("values.npy", positions);
+  // Big-endian i16: sorted in native order, written back big-endian.
+  std::vector<std::int16_t> big = make_keys<std::int16_t>(Distribution::extremes, 3001, 4);
+  for (auto& key : big) key = static_cast<std::int16_t>(__builtin_bswap16(key));
+  {
+    std::ofstream out(path("big.npy"), std::ios::binary);
+    out << cli::make_npy_header(">i2", big.size());
+    out.write(reinterpret_cast<const char*>(big.data()), big.size() * 2);
+  }
+  const std::string empty = write_npy("empty.npy", std::vector<float>{});
+  const std::string two = write_raw("two.i8", std::vector<std::int8_t>{5, -128});
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    expect_same_as_clsort(ranks, u32, "out-u32.npy", "");
+    expect_same_as_clsort(ranks, f64, "out-f64.raw", "--type f64 --descending");
+    expect_same_as_clsort(ranks, keys, "out-keys.npy", "--type u64 --values " + values, "v.npy");
+    expect_same_as_clsort(ranks, u32, "bits.npy", "--begin-bit 4 --end-bit 12");
+    expect_same_as_clsort(ranks, path("big.npy"), "out-big.npy", "");
+    expect_same_as_clsort(ranks, empty, "out-empty.npy", "");
+    expect_same_as_clsort(ranks, two, "out-two.i8", "--type i8");  // fewer keys than ranks
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(a_missing_input_fails_every_rank, MpiCli) {
+  const Result r = run_mpi(3, path("absent.npy") + " -o " + path("out.npy"));
+  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK(has(r, "clsort-mpi: error: mpi read: rank 0: " + path("absent.npy")));
+  BOOST_CHECK(files().empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(an_unwritable_output_folder_leaves_nothing, MpiCli) {
+  const std::string input =
+      write_npy("in.npy", make_keys<std::uint32_t>(Distribution::uniform, 1000, 5));
+  const std::string before = read("in.npy");
+  const Result r = run_mpi(2, input + " -o " + path("no/such/folder/out.npy"));
+  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK(has(r, "create output: rank 0"));
+  BOOST_CHECK(files() == std::set<std::string>{"in.npy"});
+  BOOST_CHECK(read("in.npy") == before);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_rank_failing_mid_sort_fails_every_rank, MpiCli) {
+  // Rank 1's first kernel launch fails (the fault injector, preloaded into that rank only).
+  const std::string input =
+      write_npy("in.npy", make_keys<std::uint32_t>(Distribution::uniform, 20000, 6));
+  const std::string before = read("in.npy");
+  const std::string arguments = " sort " + input + " -o " + path("out.npy");
+  const std::string command = mpirun(1) + " " + mpi_cli_path() + arguments +
+                              " : -np 1 -x LD_PRELOAD=" + faults_library() +
+                              " -x CLSORT_TEST_FAULTS=clEnqueueNDRangeKernel@0 " + mpi_cli_path() +
+                              arguments + " : -np 1 " + mpi_cli_path() + arguments + " 2>&1";
+  const Result r = run_shell(command);
+  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK(has(r, "mpi local sort: rank 1:"));
+  BOOST_CHECK(files() == std::set<std::string>{"in.npy"});
+  BOOST_CHECK(read("in.npy") == before);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
