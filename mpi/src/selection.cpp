@@ -65,24 +65,42 @@ std::vector<std::uint64_t> sum_over_ranks(MPI_Comm comm, std::vector<std::uint64
   return total;
 }
 
+// Probes per target and round: each round narrows every search range 16-fold, so a 32-bit key
+// takes 8 rounds of one Allreduce (latency, not volume, is their cost).
+constexpr std::uint64_t probes = 15;
+
+// The q-th of `probes` points splitting [low, high] evenly, without overflow.
+std::uint64_t probe(std::uint64_t low, std::uint64_t high, std::uint64_t q) {
+  const std::uint64_t span = high - low, parts = probes + 1;
+  return low + q * (span / parts) + q * (span % parts) / parts;
+}
+
 // For each target global position t, the smallest sort key v with more than t keys at or
 // below v over all ranks: the key of the element at position t.
 template <class K>
 std::vector<std::uint64_t> keys_at(MPI_Comm comm, const SortKeys<K>& keys,
                                    const std::vector<std::uint64_t>& targets) {
   std::vector<std::uint64_t> low(targets.size(), 0), high(targets.size(), keys.max());
-  for (unsigned step = 0; step <= keys.width(); ++step) {
-    std::vector<std::uint64_t> middle(targets.size()), counts(targets.size());
-    for (std::size_t j = 0; j < targets.size(); ++j) {
-      middle[j] = low[j] + (high[j] - low[j]) / 2;
-      counts[j] = keys.count_up_to(middle[j]);
-    }
+  while (low != high) {  // the same on every rank: the counts are global
+    std::vector<std::uint64_t> points, counts;
+    for (std::size_t j = 0; j < targets.size(); ++j)
+      for (std::uint64_t q = 1; q <= probes; ++q) {
+        points.push_back(probe(low[j], high[j], q));
+        counts.push_back(keys.count_up_to(points.back()));
+      }
     counts = sum_over_ranks(comm, counts);
     for (std::size_t j = 0; j < targets.size(); ++j) {
-      if (counts[j] > targets[j])
-        high[j] = middle[j];
-      else
-        low[j] = middle[j] + 1;
+      std::uint64_t new_low = low[j], new_high = high[j];
+      for (std::uint64_t q = 0; q < probes; ++q) {
+        const std::size_t at = j * probes + q;
+        if (counts[at] > targets[j]) {
+          new_high = std::min(new_high, points[at]);
+          break;
+        }
+        new_low = std::max(new_low, points[at] + 1);
+      }
+      low[j] = new_low;
+      high[j] = new_high;
     }
   }
   return low;
