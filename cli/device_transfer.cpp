@@ -94,40 +94,33 @@ void DeviceTransfer::drain(const cl::Buffer& buffer, std::uint64_t offset, std::
 
 void DeviceTransfer::fill_mapped(const cl::Buffer& buffer, std::uint64_t offset,
                                  std::uint64_t bytes, const ByteSource& source) {
-  for (std::uint64_t done = 0; done < bytes;) {
-    const std::size_t length =
-        static_cast<std::size_t>(std::min<std::uint64_t>(block_, bytes - done));
-    cl_int status = CL_SUCCESS;
-    void* host = queue_.enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
-                                         offset + done, length, nullptr, nullptr, &status);
-    check(status, "map buffer", "device memory to read a file into");
-    const auto start = Clock::now();
-    try {
-      source(static_cast<char*>(host), length);
-    } catch (...) {
-      queue_.enqueueUnmapMemObject(buffer, host);
-      queue_.finish();
-      throw;
-    }
-    times_.host += seconds_since(start);
-    check(queue_.enqueueUnmapMemObject(buffer, host), "unmap buffer", "device memory");
-    done += length;
-  }
+  for_each_mapped_block(buffer, offset, bytes, CL_MAP_WRITE_INVALIDATE_REGION,
+                        "device memory to read a file into",
+                        [&](char* host, std::size_t length) { source(host, length); });
   check(queue_.finish(), "transfer", "finishing a file read into device memory");
 }
 
 void DeviceTransfer::drain_mapped(const cl::Buffer& buffer, std::uint64_t offset,
                                   std::uint64_t bytes, const ByteSink& sink) {
+  for_each_mapped_block(buffer, offset, bytes, CL_MAP_READ, "device memory to write a file from",
+                        [&](char* host, std::size_t length) { sink(host, length); });
+  check(queue_.finish(), "transfer", "finishing a file write from device memory");
+}
+
+void DeviceTransfer::for_each_mapped_block(const cl::Buffer& buffer, std::uint64_t offset,
+                                           std::uint64_t bytes, cl_map_flags flags,
+                                           const char* what,
+                                           const std::function<void(char*, std::size_t)>& use) {
   for (std::uint64_t done = 0; done < bytes;) {
     const std::size_t length =
         static_cast<std::size_t>(std::min<std::uint64_t>(block_, bytes - done));
     cl_int status = CL_SUCCESS;
-    void* host = queue_.enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_READ, offset + done, length,
-                                         nullptr, nullptr, &status);
-    check(status, "map buffer", "device memory to write a file from");
+    void* host = queue_.enqueueMapBuffer(buffer, CL_TRUE, flags, offset + done, length, nullptr,
+                                         nullptr, &status);
+    check(status, "map buffer", what);
     const auto start = Clock::now();
     try {
-      sink(static_cast<const char*>(host), length);
+      use(static_cast<char*>(host), length);
     } catch (...) {
       queue_.enqueueUnmapMemObject(buffer, host);
       queue_.finish();
@@ -137,7 +130,6 @@ void DeviceTransfer::drain_mapped(const cl::Buffer& buffer, std::uint64_t offset
     check(queue_.enqueueUnmapMemObject(buffer, host), "unmap buffer", "device memory");
     done += length;
   }
-  check(queue_.finish(), "transfer", "finishing a file write from device memory");
 }
 
 void DeviceTransfer::fill_staged(const cl::Buffer& buffer, std::uint64_t offset,

@@ -53,6 +53,10 @@ class DeviceTransfer {
                    const ByteSource& source);
   void drain_mapped(const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t bytes,
                     const ByteSink& sink);
+  // Maps `bytes` from `offset` block by block and hands each block to `use` (host time counted).
+  void for_each_mapped_block(const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t bytes,
+                             cl_map_flags flags, const char* what,
+                             const std::function<void(char*, std::size_t)>& use);
   void fill_staged(const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t bytes,
                    const ByteSource& source);
   void drain_staged(const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t bytes,

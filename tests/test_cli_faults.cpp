@@ -10,12 +10,6 @@ using namespace clsort::test;
 
 namespace {
 
-// The injector built beside the tests, or $CLSORT_FAULTS_LIBRARY where the build has moved.
-std::string faults_library() {
-  const char* moved = std::getenv("CLSORT_FAULTS_LIBRARY");
-  return moved && *moved ? moved : CLSORT_FAULTS_LIBRARY;
-}
-
 // The environment that preloads the fault injector and arms it with `faults`.
 std::string with_faults(const std::string& faults) {
   return "LD_PRELOAD=" + faults_library() + " CLSORT_TEST_FAULTS=" + faults;

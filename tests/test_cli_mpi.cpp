@@ -11,12 +11,6 @@ using namespace clsort::test;
 
 namespace {
 
-// The fault injector built beside the tests, or $CLSORT_FAULTS_LIBRARY where the build moved.
-std::string faults_library() {
-  const char* moved = std::getenv("CLSORT_FAULTS_LIBRARY");
-  return moved && *moved ? moved : CLSORT_FAULTS_LIBRARY;
-}
-
 struct MpiCli : CliFixture {
   static std::string mpi_cli_path() {
     const char* moved = std::getenv("CLSORT_MPI_CLI");

@@ -98,6 +98,12 @@ struct CliFixture {
   }
 };
 
+// The fault injector built beside the tests, or $CLSORT_FAULTS_LIBRARY where the build has moved.
+inline std::string faults_library() {
+  const char* moved = std::getenv("CLSORT_FAULTS_LIBRARY");
+  return moved && *moved ? moved : CLSORT_FAULTS_LIBRARY;
+}
+
 inline bool has(const Result& r, const std::string& fragment) {
   const bool found = r.output.find(fragment) != std::string::npos;
   if (!found) BOOST_TEST_MESSAGE("output was: " << r.output);
