@@ -1,5 +1,4 @@
 // The distributed sort: local sort, exact splitters, all-to-all exchange, stable merge sort.
-#include <chrono>
 #include <numeric>
 #include <vector>
 
@@ -8,16 +7,11 @@
 #include "collective.hpp"
 #include "exchange.hpp"
 #include "selection.hpp"
+#include "stopwatch.hpp"
 
 namespace clsort::mpi {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Pieces from more than one rank need merging; one piece is already in order.
 bool needs_merge(const std::vector<std::uint64_t>& receive_counts) {

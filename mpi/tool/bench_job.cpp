@@ -3,7 +3,6 @@
 #include "bench_job.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <iomanip>
 #include <random>
@@ -15,13 +14,13 @@
 #include "../src/collective.hpp"
 #include "../src/exchange.hpp"
 #include "../src/selection.hpp"
+#include "../src/stopwatch.hpp"
+#include "phase_report.hpp"
 #include "rank_device.hpp"
 
 namespace clsort::mpi {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -60,13 +59,9 @@ std::pair<double, PhaseTimes> one_sort(MPI_Comm comm, Sorter& sorter, KeyType ty
         return std::pair<void*, void*>(slice_keys.data(), slice_values.data());
       },
       Options{});
-  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-  PhaseTimes phases = where.times;
-  phases.local_sort = slowest_rank(comm, phases.local_sort);
-  phases.splitters = slowest_rank(comm, phases.splitters);
-  phases.exchange = slowest_rank(comm, phases.exchange);
-  phases.merge = slowest_rank(comm, phases.merge);
-  return {slowest_rank(comm, wall), phases};
+  const double wall = seconds_since(start);
+  const PhaseSeconds slow = slowest(comm, phase_seconds(0, where.times, 0));
+  return {slowest_rank(comm, wall), PhaseTimes{slow[1], slow[2], slow[3], slow[4]}};
 }
 
 // The model's exchange: every rank sends an equal share of its `bytes` to every rank.
@@ -81,7 +76,7 @@ double uniform_all_to_all(MPI_Comm comm, std::uint64_t items, std::size_t item_b
   MPI_Barrier(comm);
   const auto start = Clock::now();
   exchange(comm, sending.data(), cuts, counts, item_bytes, received.data(), std::size_t{1} << 30);
-  return slowest_rank(comm, std::chrono::duration<double>(Clock::now() - start).count());
+  return slowest_rank(comm, seconds_since(start));
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <iomanip>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include "../src/collective.hpp"
 #include "../src/selection.hpp"
+#include "../src/stopwatch.hpp"
 #include "input_error.hpp"
 #include "mpi_files.hpp"
 #include "phase_report.hpp"
@@ -22,12 +22,6 @@
 namespace clsort::mpi {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The keys and their values, as the command line names them.
 struct Inputs {
