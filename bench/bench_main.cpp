@@ -33,6 +33,7 @@ struct Options {
   std::string params_json;          // fixed parameters for clsort instead of the device's defaults
   std::optional<unsigned> end_bit;  // sort only the low bits (separates per-pass cost)
   ConstantPassCheck pass_check = ConstantPassCheck::after_first_pass;
+  bool wall_clock = false;  // host clock around enqueue + finish instead of events
 };
 
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
@@ -113,7 +114,8 @@ void report(const Row& row, std::ostream* csv) {
 // Times every requested size, type and distribution; returns the exit status.
 int run(const Options& o) {
   const DeviceEntry device = find_device(o.device);
-  const cl::CommandQueue queue = make_queue(device.device);
+  const cl::CommandQueue queue =
+      make_queue(device.device, o.wall_clock ? 0 : CL_QUEUE_PROFILING_ENABLE);
   const std::string device_name = device.description.device_name;
   std::cout << "device: " << device_name << " (" << device.description.platform_name << "), driver "
             << device.device.getInfo<CL_DRIVER_VERSION>() << std::endl;
@@ -126,7 +128,7 @@ int run(const Options& o) {
   Sorter sorter = o.params_json.empty()
                       ? Sorter(queue)
                       : Sorter(queue, nlohmann::json::parse(o.params_json).get<Params>());
-  Timer timer(queue);
+  Timer timer(queue, o.wall_clock);
   const std::uint64_t max_alloc = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
 
   for (const std::string& type_name : o.types) {
@@ -193,6 +195,8 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-boost", o.boost, "Skip Boost.Compute");
   app.add_option("--csv", o.csv, "Also write rows to this CSV file");
   app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
+  app.add_flag("--wall-clock", o.wall_clock,
+               "Time with the host clock around the sort call and finish() (launches included)");
   app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
   const std::map<std::string, ConstantPassCheck> pass_checks{
       {"after-first", ConstantPassCheck::after_first_pass},

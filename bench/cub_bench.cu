@@ -22,7 +22,7 @@ void check(cudaError_t status, const char* what) {
 
 template <class K>
 double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsigned char>& keys,
-                int warmup, int repeats) {
+                int end_bit, int warmup, int repeats) {
   K *pristine, *k0, *k1;
   unsigned *v0 = nullptr, *v1 = nullptr;
   check(cudaMalloc(&pristine, n * sizeof(K)), "cudaMalloc");
@@ -37,9 +37,9 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
   cub::DoubleBuffer<unsigned> value_buffers(v0, v1);
   std::size_t temp_bytes = 0;
   if (value_bytes)
-    cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_buffers, value_buffers, n);
+    cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_buffers, value_buffers, n, 0, end_bit);
   else
-    cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, key_buffers, n);
+    cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, key_buffers, n, 0, end_bit);
   void* temp;
   check(cudaMalloc(&temp, temp_bytes), "cudaMalloc temp");
   cudaEvent_t start, stop;
@@ -50,9 +50,9 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
     check(cudaMemcpy(key_buffers.Current(), pristine, n * sizeof(K), cudaMemcpyDeviceToDevice), "restore");
     cudaEventRecord(start);
     if (value_bytes)
-      cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key_buffers, value_buffers, n);
+      cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key_buffers, value_buffers, n, 0, end_bit);
     else
-      cub::DeviceRadixSort::SortKeys(temp, temp_bytes, key_buffers, n);
+      cub::DeviceRadixSort::SortKeys(temp, temp_bytes, key_buffers, n, 0, end_bit);
     cudaEventRecord(stop);
     check(cudaEventSynchronize(stop), "sort");
     float t = 0;
@@ -66,12 +66,14 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
 
 }  // namespace
 
-// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION]; prints CSV rows.
+// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT]]; prints CSV rows. With
+// END_BIT, keys are sorted by their bits [0, END_BIT) only (where the key is wider).
 int main(int argc, char** argv) {
   const int min_log2 = argc > 1 ? std::atoi(argv[1]) : 20;
   const int max_log2 = argc > 2 ? std::atoi(argv[2]) : 28;
   const int step = argc > 3 ? std::atoi(argv[3]) : 2;
   const std::string distribution = argc > 4 ? argv[4] : "uniform";
+  const int end_bit_arg = argc > 5 ? std::atoi(argv[5]) : 0;
   cudaDeviceProp properties;
   check(cudaGetDeviceProperties(&properties, 0), "device");
   std::printf("%s\n", csv_header());
@@ -82,12 +84,15 @@ int main(int argc, char** argv) {
       const std::size_t n = std::size_t{1} << log2n;
       const auto keys = make_key_bytes(distribution, n, c.key_bytes, 42 + log2n);
       const std::string type = c.type;
+      const int key_bits = static_cast<int>(c.key_bytes * 8);
+      const int end_bit = end_bit_arg > 0 ? std::min(end_bit_arg, key_bits) : key_bits;
       double ms = 0;
-      if (type == "u32") ms = time_cub<unsigned>(n, c.value_bytes, keys, 2, 10);
-      if (type == "f32") ms = time_cub<float>(n, c.value_bytes, keys, 2, 10);
-      if (type == "u64") ms = time_cub<unsigned long long>(n, c.value_bytes, keys, 2, 10);
-      if (type == "f64") ms = time_cub<double>(n, c.value_bytes, keys, 2, 10);
-      const Row row{"cub", properties.name, type, c.value_bytes, distribution, n, ms};
+      if (type == "u32") ms = time_cub<unsigned>(n, c.value_bytes, keys, end_bit, 2, 10);
+      if (type == "f32") ms = time_cub<float>(n, c.value_bytes, keys, end_bit, 2, 10);
+      if (type == "u64") ms = time_cub<unsigned long long>(n, c.value_bytes, keys, end_bit, 2, 10);
+      if (type == "f64") ms = time_cub<double>(n, c.value_bytes, keys, end_bit, 2, 10);
+      const std::string name = end_bit < key_bits ? "cub/" + std::to_string(end_bit) + "b" : "cub";
+      const Row row{name, properties.name, type, c.value_bytes, distribution, n, ms};
       std::printf("%s\n", csv_line(row).c_str());
     }
   }

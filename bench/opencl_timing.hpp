@@ -1,6 +1,7 @@
 // Device-side timing for the benchmark: inputs restored on the device, event-bracketed runs.
 #pragma once
 
+#include <chrono>
 #include <vector>
 
 #include <clsort/opencl.hpp>
@@ -35,10 +36,12 @@ struct DeviceInput {
 
 /// Times what a callable enqueues on an in-order profiling queue: from the end of a tiny copy
 /// enqueued before it to the start of one enqueued after it, so host stalls inside the callable
-/// (a read-back, a blocking call) count, and nothing before or after does.
+/// (a read-back, a blocking call) count, and nothing before or after does. With `wall_clock`,
+/// the host's clock around the callable and a finish() instead: what a caller waiting for the
+/// result sees, launch latencies included.
 class Timer {
  public:
-  explicit Timer(const cl::CommandQueue& queue) : queue_(queue) {
+  Timer(const cl::CommandQueue& queue, bool wall_clock) : queue_(queue), wall_clock_(wall_clock) {
     const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
     a_ = cl::Buffer(context, CL_MEM_READ_WRITE, 4);
     b_ = cl::Buffer(context, CL_MEM_READ_WRITE, 4);
@@ -46,6 +49,14 @@ class Timer {
 
   template <class Work>
   double measure(Work&& work) {
+    if (wall_clock_) {
+      queue_.finish();
+      const auto start = std::chrono::steady_clock::now();
+      work();
+      queue_.finish();
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+          .count();
+    }
     cl::Event start, end;
     queue_.enqueueCopyBuffer(a_, b_, 0, 0, 4, nullptr, &start);
     work();
@@ -58,6 +69,7 @@ class Timer {
 
  private:
   cl::CommandQueue queue_;
+  bool wall_clock_;
   cl::Buffer a_, b_;
 };
 

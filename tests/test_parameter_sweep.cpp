@@ -33,8 +33,9 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
   Params base;
   base.algorithm = algorithm;
   base.ranking = ranking;
-  base.work_group_size = ranking == Ranking::serial ? 2 : 64;
-  base.elements_per_thread = ranking == Ranking::serial ? 100 : 4;
+  const bool serial_blocks = ranking == Ranking::serial && algorithm == Algorithm::reduce_then_scan;
+  base.work_group_size = serial_blocks ? 2 : 64;
+  base.elements_per_thread = serial_blocks ? 100 : 4;
   base.scan_work_group_size = 32;
   base.scan_elements_per_thread = 2;
   for (int bits = 1; bits <= 8; ++bits) {
@@ -49,7 +50,7 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
     const bool fits_warps = ranking != Ranking::warp_match || wg % 32 == 0;
     if (static_cast<std::size_t>(wg) <= max_wg && fits_warps) sets.push_back(p);
   }
-  for (int ept : {1, 3, 31, algorithm == Algorithm::onesweep ? 24 : 1000}) {
+  for (int ept : {1, 3, 31, algorithm == Algorithm::reduce_then_scan ? 1000 : 24}) {
     Params p = base;
     p.elements_per_thread = ept;
     p.scan_elements_per_thread = ept % 64;
@@ -70,11 +71,11 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
   return runnable(sets);
 }
 
-void sort_with(const Params& p) {
+void sort_with(const Params& p, const std::vector<std::size_t>& sizes = {1, 33, 4097, 50021}) {
   BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
     Sorter sorter(test_queue(), p);
     BOOST_TEST((sorter.params_for(KeyType::u32, 4, 1) == p));
-    for (std::size_t n : {1u, 33u, 4097u, 50021u}) {
+    for (std::size_t n : sizes) {
       for (bool descending : {false, true}) {
         const SortOptions o{descending};
         expect_sorted_keys(sorter, make_keys<std::uint32_t>(Distribution::uniform, n, n), o,
@@ -102,6 +103,23 @@ BOOST_AUTO_TEST_CASE(reduce_then_scan_bitmask_ranking) {
 
 BOOST_AUTO_TEST_CASE(onesweep_bitmask_ranking) {
   for (const Params& p : sweep(Algorithm::onesweep, Ranking::bitmask)) sort_with(p);
+}
+
+// Sizes up to the capacity, where one work-group holds them all, and one past it, which runs the
+// built-in default instead.
+void sort_single_group_sweep(Ranking ranking) {
+  for (const Params& p : sweep(Algorithm::single_group, ranking)) {
+    const std::size_t capacity = single_group_capacity(p);
+    sort_with(p, {1, 2, 33, capacity / 2 + 1, capacity, capacity + 1});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(single_group_serial_ranking) {
+  sort_single_group_sweep(Ranking::serial);
+}
+
+BOOST_AUTO_TEST_CASE(single_group_bitmask_ranking) {
+  sort_single_group_sweep(Ranking::bitmask);
 }
 
 // NVIDIA only: elsewhere the parameters are refused (tested in the parameters suite).

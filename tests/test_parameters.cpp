@@ -228,13 +228,18 @@ BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})
     for (std::size_t value_bytes : {0, 1, 4, 8, 16})
-      BOOST_CHECK_NO_THROW(validate_for_device(default_params(device, key_bytes, value_bytes),
-                                               device, key_bytes, value_bytes));
+      for (const Params& p : {default_params(device, key_bytes, value_bytes),
+                              default_small_params(device, key_bytes, value_bytes)})
+        BOOST_CHECK_NO_THROW(validate_for_device(p, device, key_bytes, value_bytes));
   test::Environment environment;
-  environment.set("CLSORT_PROFILE", "none");  // no profile: the built-in default is in use
+  environment.set("CLSORT_PROFILE", "none");  // no profile: the built-in defaults are in use
   Sorter sorter(test_queue());
-  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1000) == default_params(device, 4, 0)));
-  BOOST_TEST((sorter.params_for(KeyType::f64, 16, 1000) == default_params(device, 8, 16)));
+  const Params small = default_small_params(device, 8, 16);
+  BOOST_TEST((small.algorithm == Algorithm::single_group));
+  const std::uint64_t capacity = single_group_capacity(small);
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity) == small));
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity + 1) == default_params(device, 8, 16)));
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1 << 20) == default_params(device, 4, 0)));
   const Params p = default_params(device);
   Params custom = p;
   custom.radix_bits = 4;

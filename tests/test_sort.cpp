@@ -14,8 +14,8 @@ const std::vector<std::size_t> small_sizes{0,   1,   2,   3,    31,   32,   33,
                                            255, 256, 257, 4095, 4097, 65537};
 
 // The Sorter's own per-class defaults (nullopt), reduce-then-scan with bitmask ranking, onesweep
-// with bitmask ranking, and onesweep with warp_match where the device has it: every path runs
-// on every device that can run it.
+// with bitmask ranking, single_group, and onesweep with warp_match where the device has it: every
+// path runs on every device that can run it.
 std::vector<std::optional<Params>> ranking_variants() {
   Params bitmask;
   bitmask.work_group_size = 64;
@@ -24,7 +24,12 @@ std::vector<std::optional<Params>> ranking_variants() {
   Params onesweep = bitmask;
   onesweep.algorithm = Algorithm::onesweep;
   onesweep.elements_per_thread = 5;
-  std::vector<std::optional<Params>> variants{std::nullopt, bitmask, onesweep};
+  Params single_group = bitmask;
+  single_group.algorithm = Algorithm::single_group;
+  single_group.ranking = Ranking::serial;
+  single_group.radix_bits = 4;            // its counters then fit 48 KiB beside 1,024 24-byte pairs
+  single_group.elements_per_thread = 16;  // 1,024 keys; larger sorts run the default
+  std::vector<std::optional<Params>> variants{std::nullopt, bitmask, onesweep, single_group};
   Params warp = onesweep;
   warp.ranking = Ranking::warp_match;
   try {
@@ -153,21 +158,22 @@ BOOST_AUTO_TEST_CASE(bit_ranges) {
 }
 
 // Skipping constant passes and running every pass must give the same order: each check mode,
-// on inputs where some passes are constant (and one where all are), on every onesweep variant.
+// on inputs where some passes are constant (and one where all are), on every onesweep variant and
+// single_group (which skips them on the device).
 BOOST_AUTO_TEST_CASE(every_constant_pass_check_mode) {
   const std::vector<Distribution> inputs{Distribution::all_equal, Distribution::low_bits,
                                          Distribution::high_bits, Distribution::few_distinct,
                                          Distribution::uniform};
   std::uint64_t seed = 400;
   for (const auto& params : ranking_variants()) {
-    if (params && params->algorithm != Algorithm::onesweep) continue;
+    if (params && params->algorithm == Algorithm::reduce_then_scan) continue;
     BOOST_TEST_CONTEXT(describe(params)) {
       Sorter sorter = make_sorter(params);
       for (ConstantPassCheck check :
            {ConstantPassCheck::after_first_pass, ConstantPassCheck::before_first_pass,
             ConstantPassCheck::never}) {
         BOOST_TEST_CONTEXT("constant_pass_check " << static_cast<int>(check)) {
-          for (std::size_t n : {2u, 4097u, 65537u}) {
+          for (std::size_t n : {2u, 1000u, 4097u, 65537u}) {
             for (Distribution d : inputs) {
               const SortOptions o{/*descending=*/n % 2 == 0, 0, std::nullopt, check};
               expect_sorted_keys(sorter, make_keys<std::uint32_t>(d, n, seed++), o, to_string(d));

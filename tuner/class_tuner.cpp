@@ -96,6 +96,19 @@ TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& 
   return {task.problem, winner, median_gkeys(winner_ms, task.confirm_n), default_gkeys};
 }
 
+// What a Sorter without a profile runs at the class's typical size: the small-sort default
+// where n fits it (and the device can run one), else the default.
+Params built_in_default(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
+                        std::uint64_t n) {
+  try {
+    const Params small = default_small_params(device, key_bytes, value_bytes);
+    if (n <= single_group_capacity(small)) return small;
+  } catch (const Error&) {
+    // no small-sort default on this device
+  }
+  return default_params(device, key_bytes, value_bytes);
+}
+
 }  // namespace
 
 std::string ClassTask::id() const {
@@ -107,8 +120,18 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
                       const TuningSettings& settings, Clock::time_point deadline, ResultsLog& log,
                       const MeasurementHook& before_measurement) {
   const std::size_t key_bytes = task.problem.key_bits / 8;
-  const Params fallback = default_params(bench.device(), key_bytes, task.problem.value_bytes);
+  const Params fallback =
+      built_in_default(bench.device(), key_bytes, task.problem.value_bytes, task.confirm_n);
   std::vector<Params> all = candidates(space, bench.device(), key_bytes, task.problem.value_bytes);
+  // Above its capacity a single_group set runs the default: measured there, it would be timed
+  // as something it is not.
+  const std::uint64_t largest = std::max(task.screen_n, task.confirm_n);
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const Params& p) {
+                             return p.algorithm == Algorithm::single_group &&
+                                    single_group_capacity(p) < largest;
+                           }),
+            all.end());
   std::shuffle(all.begin(), all.end(), std::mt19937(task.problem.key_bits + 7 * task.confirm_n));
   Search search(bench, task, settings, log, before_measurement);
 

@@ -29,13 +29,15 @@ const std::map<std::string, Constraint>& named_constraints() {
            return false;
          }
        }},
-      // Work-group ranking (bitmask, warp_match) keeps a block of work_group_size *
-      // elements_per_thread keys in registers and local memory: a few dozen per item at most.
-      // Serial ranking walks long runs per work-item: short ones only add scan work.
+      // Work-group ranking (bitmask, warp_match) and single_group keep a block of
+      // work_group_size * elements_per_thread keys in registers and local memory: a few dozen
+      // per item at most. reduce_then_scan's serial ranking walks long runs per work-item:
+      // short ones only add scan work.
       {"sensible_blocks",
        [](const Params& p, const cl::Device&, std::size_t, std::size_t) {
-         return p.ranking == Ranking::serial ? p.elements_per_thread >= 64
-                                             : p.elements_per_thread <= 32;
+         const bool serial_blocks =
+             p.ranking == Ranking::serial && p.algorithm == Algorithm::reduce_then_scan;
+         return serial_blocks ? p.elements_per_thread >= 64 : p.elements_per_thread <= 32;
        }},
       {"fits_device",
        [](const Params& p, const cl::Device& device, std::size_t key, std::size_t value) {
@@ -58,7 +60,7 @@ SearchSpace default_search_space() {
     "work_group_size": [1, 64, 128, 256, 512],
     "elements_per_thread": [4, 8, 12, 16, 20, 24, 28, 32, 256, 1024, 4096, 16384, 65536],
     "ranking": ["serial", "bitmask", "warp_match"],
-    "algorithm": ["reduce_then_scan", "onesweep"],
+    "algorithm": ["reduce_then_scan", "onesweep", "single_group"],
     "scan_work_group_size": [16, 64, 256],
     "scan_elements_per_thread": [4, 16, 256],
     "prefetch_ahead": [0, 1],
@@ -94,10 +96,11 @@ SearchSpace parse_search_space(const json& j) {
 
 namespace {
 
-// What a sort runs with these parameters: onesweep has no scan kernels, so its scan fields are
-// blanked, and two sets that differ only there are the same candidate.
+// What a sort runs with these parameters: onesweep and single_group have no scan kernels, so
+// their scan fields are blanked, and two sets that differ only there are the same candidate.
 Params effective(Params p) {
-  if (p.algorithm == Algorithm::onesweep) p.scan_work_group_size = p.scan_elements_per_thread = 0;
+  if (p.algorithm != Algorithm::reduce_then_scan)
+    p.scan_work_group_size = p.scan_elements_per_thread = 0;
   return p;
 }
 

@@ -102,11 +102,11 @@ DeviceEntry find_device(std::string_view spec) {
   return entries[select_device(spec, descriptions)];
 }
 
-cl::CommandQueue make_queue(const cl::Device& device) {
+cl::CommandQueue make_queue(const cl::Device& device, cl_command_queue_properties properties) {
   cl_int status = CL_SUCCESS;
   cl::Context context(device, nullptr, nullptr, nullptr, &status);
   detail::check(status, "create context");
-  cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
+  cl::CommandQueue queue(context, device, properties, &status);
   detail::check(status, "create command queue");
   return queue;
 }

@@ -32,8 +32,10 @@ constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
     {{Ranking::serial, "serial"},
      {Ranking::bitmask, "bitmask"},
      {Ranking::warp_match, "warp_match"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 2> algorithm_names{
-    {{Algorithm::reduce_then_scan, "reduce_then_scan"}, {Algorithm::onesweep, "onesweep"}}};
+constexpr std::array<std::pair<Algorithm, std::string_view>, 3> algorithm_names{
+    {{Algorithm::reduce_then_scan, "reduce_then_scan"},
+     {Algorithm::onesweep, "onesweep"},
+     {Algorithm::single_group, "single_group"}}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(Enum value,
@@ -126,7 +128,25 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
   return layout;
 }
 
+// The whole array in local memory, the ranking's tables (serial: every item's digit counters;
+// bitmask: the digit masks of one round and the digit slots) and the scan.
+std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
+                                     std::size_t value_bytes) {
+  const auto wg = static_cast<std::size_t>(p.work_group_size);
+  const std::size_t mask_words = (wg + 31) / 32;
+  const std::size_t ranking_tables = p.ranking == Ranking::serial
+                                         ? digit_count(p) * wg * 2  // 16-bit counters per item
+                                         : digit_count(p) * (mask_words + 1) * 4;
+  return single_group_capacity(p) * (key_bytes + value_bytes) + ranking_tables + wg * 4 +
+         kernel_slack;
+}
+
 }  // namespace
+
+std::uint64_t single_group_capacity(const Params& params) {
+  return static_cast<std::uint64_t>(params.work_group_size) *
+         static_cast<std::uint64_t>(params.elements_per_thread);
+}
 
 namespace detail {
 
@@ -169,6 +189,17 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "scan_work_group_size * scan_elements_per_thread must be at least 2");
   const bool onesweep = params.algorithm == Algorithm::onesweep;
+  if (params.algorithm == Algorithm::single_group) {
+    if (params.ranking == Ranking::warp_match)
+      throw Error("validate parameters",
+                  "algorithm = single_group needs ranking = serial or bitmask");
+    // Serial ranking's 16-bit counters hold slots up to 65535.
+    if (params.ranking == Ranking::serial && single_group_capacity(params) > 65536)
+      throw Error("validate parameters",
+                  "algorithm = single_group with ranking = serial holds at most 65536 keys; "
+                  "work_group_size * elements_per_thread = " +
+                      std::to_string(single_group_capacity(params)));
+  }
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters", "ranking = serial needs algorithm = reduce_then_scan");
   if (!onesweep && params.ranking == Ranking::warp_match)
@@ -183,9 +214,14 @@ void validate(const Params& params) {
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
-  return p.algorithm == Algorithm::onesweep
-             ? onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes
-             : reduce_then_scan_local_bytes(p, key_bytes, value_bytes);
+  switch (p.algorithm) {
+    case Algorithm::onesweep:
+      return onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes;
+    case Algorithm::single_group:
+      return single_group_local_bytes(p, key_bytes, value_bytes);
+    default:
+      return reduce_then_scan_local_bytes(p, key_bytes, value_bytes);
+  }
 }
 
 void validate_for_device(const Params& params, const cl::Device& device, std::size_t key_bytes,
@@ -263,6 +299,35 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
                     " bytes; the smallest configuration for " + std::to_string(key_bytes) +
                     "-byte keys and " + std::to_string(value_bytes) + "-byte values needs " +
                     std::to_string(local_memory_bytes(p, key_bytes, value_bytes)));
+  return p;
+}
+
+Params default_small_params(const cl::Device& device, std::size_t key_bytes,
+                            std::size_t value_bytes) {
+  const detail::DeviceLimits limits = detail::query_limits(device);
+  Params p;
+  p.algorithm = Algorithm::single_group;
+  p.ranking = Ranking::serial;
+  p.scan_work_group_size = 1;
+  p.scan_elements_per_thread = 2;  // unused; the smallest valid values
+  if (limits.is_cpu) {
+    p.work_group_size = 1;
+    p.elements_per_thread = 4096;
+  } else {
+    p.radix_bits = 4;
+    p.work_group_size = 256;
+    detail::fit_work_groups(p, limits.max_work_group_size);
+  }
+  const auto fits = [&] {
+    return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;
+  };
+  while (p.elements_per_thread > 1 && !fits()) p.elements_per_thread /= 2;
+  while (p.work_group_size > 1 && !fits()) p.work_group_size /= 2;
+  if (!fits())
+    throw Error("default parameters",
+                limits.name + " has too little local memory for a single_group sort of " +
+                    std::to_string(key_bytes) + "-byte keys and " + std::to_string(value_bytes) +
+                    "-byte values");
   return p;
 }
 

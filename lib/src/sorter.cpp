@@ -34,7 +34,13 @@ struct Sorter::Impl {
   std::optional<Profile> profile;
   std::string profile_path;
   std::map<std::pair<KeyType, std::size_t>, Params> overrides;  // set_params()
-  std::map<std::pair<KeyType, std::size_t>, Params> default_params_by_class;
+  // The built-in defaults of a class: `small` (where the device can run one) for sorts within its
+  // capacity, `large` for the others.
+  struct BuiltInDefaults {
+    Params large;
+    std::optional<Params> small;
+  };
+  std::map<std::pair<KeyType, std::size_t>, BuiltInDefaults> defaults_by_class;
   std::vector<PlanEntry> plans;
   detail::DeviceBuffer host_keys, host_values;  // staging for the host-data API
   cl::Event last_sort;                          // scratch is shared: sorts run one after another
@@ -47,7 +53,7 @@ struct Sorter::Impl {
 
   // The parameters a sort of this class uses: set_params(), else the fixed set, else the
   // profile's class, else the default for its widths; onesweep beyond its key limit runs
-  // reduce_then_scan with the same radix bits.
+  // reduce_then_scan with the same radix bits, single_group beyond its capacity the default.
   Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     Params p;
     std::optional<Params> tuned;
@@ -59,15 +65,34 @@ struct Sorter::Impl {
     } else if (tuned) {
       p = *tuned;
     } else {
-      auto [it, added] = default_params_by_class.try_emplace({type, value_bytes});
-      if (added) it->second = default_params(device, key_size(type), value_bytes);
-      p = it->second;
+      p = built_in_default(type, value_bytes, n);
     }
+    if (p.algorithm == Algorithm::single_group && n > single_group_capacity(p))
+      p = built_in_default(type, value_bytes, n);
     if (p.algorithm == Algorithm::onesweep && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
     }
     return p;
+  }
+
+  BuiltInDefaults& built_in_defaults(KeyType type, std::size_t value_bytes) {
+    auto [it, added] = defaults_by_class.try_emplace({type, value_bytes});
+    if (added) {
+      it->second.large = default_params(device, key_size(type), value_bytes);
+      try {
+        it->second.small = default_small_params(device, key_size(type), value_bytes);
+      } catch (const Error&) {
+        // too little local memory for one: every sort runs `large`
+      }
+    }
+    return it->second;
+  }
+
+  Params& built_in_default(KeyType type, std::size_t value_bytes, std::uint64_t n) {
+    BuiltInDefaults& defaults = built_in_defaults(type, value_bytes);
+    if (defaults.small && n <= single_group_capacity(*defaults.small)) return *defaults.small;
+    return defaults.large;
   }
 
   // Only the built-in defaults adapt to what the driver reports when kernels are built:
@@ -85,8 +110,7 @@ struct Sorter::Impl {
         return plan_with(params_for(type, value_bytes, n), type, value_bytes, n);
       } catch (const detail::WorkGroupLimitError& e) {
         if (!uses_built_in_defaults(type, value_bytes, n) ||
-            !detail::fit_work_groups(default_params_by_class.at({type, value_bytes}),
-                                     e.kernel_limit()))
+            !detail::fit_work_groups(built_in_default(type, value_bytes, n), e.kernel_limit()))
           throw;
       }
     }

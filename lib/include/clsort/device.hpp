@@ -39,7 +39,8 @@ std::size_t select_device(std::string_view spec, const std::vector<DeviceDescrip
 /// list_devices() + select_device(): the chosen device, or clsort::Error.
 DeviceEntry find_device(std::string_view spec);
 
-/// A context and an in-order, profiling-enabled queue on `device`.
-cl::CommandQueue make_queue(const cl::Device& device);
+/// A context and an in-order queue on `device` with `properties` (e.g. CL_QUEUE_PROFILING_ENABLE
+/// for event timing; off by default because NVIDIA's driver then adds latency to every command).
+cl::CommandQueue make_queue(const cl::Device& device, cl_command_queue_properties properties = 0);
 
 }  // namespace clsort

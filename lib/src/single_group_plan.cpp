@@ -1,0 +1,36 @@
+// Single-work-group sorts: the keys stay in one work-group's local memory for every pass.
+#include "single_group_plan.hpp"
+
+#include "kernel_args.hpp"
+#include "kernel_build.hpp"
+
+namespace clsort::detail {
+
+SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& device,
+                                 const KernelConfig& config)
+    : config_(config) {
+  validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
+  const cl::Program program =
+      build_template(context, device, "single_group.cl", kernel_template_variables(config));
+  kernel_ = make_kernel(program, device, "single_group_sort",
+                        static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
+}
+
+cl::Event SingleGroupPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
+                               const SortSpec& spec, std::vector<cl::Event> waits) {
+  if (n > single_group_capacity(config_.params))
+    throw Error("sort", "algorithm = single_group with these parameters sorts at most " +
+                            std::to_string(single_group_capacity(config_.params)) +
+                            " keys; this sort has " + std::to_string(n));
+  KernelArgs args(kernel_, false);
+  args.buffer(data.keys);
+  if (config_.value_bytes > 0) args.buffer(data.values);
+  args.u32(static_cast<std::uint32_t>(n))
+      .u32(spec.begin_bit)
+      .u32(spec.end_bit)
+      .u32(spec.descending);
+  const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
+  return launch(queue, kernel_, wg, wg, waits);
+}
+
+}  // namespace clsort::detail

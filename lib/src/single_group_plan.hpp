@@ -1,0 +1,23 @@
+// The single-work-group plan: one launch sorts a small array in local memory, every pass.
+#pragma once
+
+#include "sort_plan.hpp"
+
+namespace clsort::detail {
+
+class SingleGroupPlan : public SortPlan {
+ public:
+  SingleGroupPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
+
+  /// Enqueues the one kernel; throws clsort::Error if n exceeds capacity(config.params).
+  cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
+                const SortSpec& spec, std::vector<cl::Event> waits) override;
+  /// Needs no scratch: the keys never leave local memory between passes.
+  void reserve(std::uint64_t) override {}
+
+ private:
+  KernelConfig config_;
+  cl::Kernel kernel_;
+};
+
+}  // namespace clsort::detail
