@@ -1,0 +1,159 @@
+"""clsort: stable radix sorts of NumPy arrays on any OpenCL device, with NumPy's conventions.
+
+``sort``, ``argsort`` and ``sort_pairs`` give what ``numpy.sort(a, kind="stable")`` and
+``numpy.argsort(a, kind="stable")`` give, bit for bit: NaNs last (in their input order), -0.0 and
++0.0 equal, equal keys in input order, along any axis of any layout and byte order. The sort runs
+on an OpenCL device (``device=`` takes the ``clsort --device`` syntax; "" is the first GPU, else
+the first device) with the device's tuned profile or the built-in defaults; the GIL is released
+while it runs.
+"""
+
+import os as _os
+
+import numpy as _np
+
+_PROFILES = _os.path.join(_os.path.dirname(__file__), "profiles")
+# The package's shipped profiles are searched after any folder the user names.
+_os.environ["CLSORT_PROFILE_PATH"] = _os.pathsep.join(
+    p for p in (_os.environ.get("CLSORT_PROFILE_PATH", ""), _PROFILES) if p
+)
+
+from . import _clsort  # noqa: E402  (after the profile path is set)
+
+Error = _clsort.Error
+
+__all__ = ["Error", "argsort", "device_in_use", "devices", "sort", "sort_pairs"]
+
+_KEY_TYPES = {
+    _np.dtype(_np.uint8): "u8",
+    _np.dtype(_np.uint16): "u16",
+    _np.dtype(_np.uint32): "u32",
+    _np.dtype(_np.uint64): "u64",
+    _np.dtype(_np.int8): "i8",
+    _np.dtype(_np.int16): "i16",
+    _np.dtype(_np.int32): "i32",
+    _np.dtype(_np.int64): "i64",
+    _np.dtype(_np.float32): "f32",
+    _np.dtype(_np.float64): "f64",
+    _np.dtype(_np.bool_): "u8",
+}
+_VALUE_BYTES = (1, 2, 4, 8, 16)
+
+
+def _native_keys(a):
+    """a as an array of a supported key dtype in native byte order, and that dtype's name."""
+    a = _np.asarray(a)
+    native = a.dtype.newbyteorder("=") if a.dtype.byteorder not in "=|" else a.dtype
+    if native not in _KEY_TYPES:
+        raise TypeError(
+            f"clsort sorts integers of 8-64 bits, float32, float64 and bool; got dtype {a.dtype}"
+        )
+    return a.astype(native, copy=False), _KEY_TYPES[native]
+
+
+_AxisError = getattr(getattr(_np, "exceptions", _np), "AxisError")
+
+
+def _rows(a, axis):
+    """a with `axis` last, as a C-contiguous 2-D copy (one row per sort), and how to undo it."""
+    if axis is None:
+        return _np.array(a.reshape(1, -1), order="C", copy=True), None
+    if not -a.ndim <= axis < a.ndim:
+        raise _AxisError(axis, a.ndim)
+    moved = _np.moveaxis(a, axis, -1)
+    count = int(_np.prod(moved.shape[:-1], dtype=_np.int64))
+    rows = _np.array(moved, order="C", copy=True).reshape(count, moved.shape[-1])
+    return rows, (moved.shape, axis % a.ndim)
+
+
+def _restore(rows, layout):
+    if layout is None:
+        return rows.reshape(-1)
+    shape, axis = layout
+    return _np.moveaxis(rows.reshape(shape), -1, axis)
+
+
+def _order_of_rows(keys, key_type, descending, device):
+    """The stable order (flat indices, int64) that sorts every row of the 2-D `keys`."""
+    count, length = keys.shape
+    order = _np.arange(keys.size, dtype=_np.int64)
+    flat = keys.reshape(-1).copy()
+    if flat.dtype == _np.bool_:
+        flat = flat.view(_np.uint8)
+    _clsort.sort_pairs(flat, order, 8, key_type, descending, device)
+    if count > 1:
+        # A second stable sort by row puts each row's keys together in the order found above.
+        rows = (order // max(length, 1)).astype(_np.uint64)
+        _clsort.sort_pairs(rows, order, 8, "u64", False, device)
+    return order
+
+
+def sort(a, axis=-1, *, descending=False, device=""):
+    """A sorted copy of `a` along `axis` (None: flattened), as numpy.sort(a, kind="stable").
+
+    descending=True reverses the order of all non-NaN keys, keeps equal keys in input order and
+    still puts NaNs last. The result has `a`'s dtype, byte order included.
+    """
+    keys, key_type = _native_keys(a)
+    rows, layout = _rows(keys, axis)
+    if rows.shape[0] == 1:
+        flat = rows.reshape(-1)
+        _clsort.sort_keys(flat.view(_np.uint8) if flat.dtype == _np.bool_ else flat, key_type,
+                          descending, device)
+        result = flat.reshape(rows.shape)
+    else:
+        order = _order_of_rows(rows, key_type, descending, device)
+        result = rows.reshape(-1)[order].reshape(rows.shape)
+    return _restore(result, layout).astype(_np.asarray(a).dtype, copy=False)
+
+
+def argsort(a, axis=-1, *, descending=False, device=""):
+    """Indices that sort `a` along `axis` (None: flattened), as numpy.argsort(a, kind="stable")."""
+    keys, key_type = _native_keys(a)
+    rows, layout = _rows(keys, axis)
+    order = _order_of_rows(rows, key_type, descending, device)
+    length = max(rows.shape[1], 1)
+    return _restore((order % length).reshape(rows.shape), layout)
+
+
+def sort_pairs(keys, values, axis=-1, *, descending=False, device=""):
+    """Sorted copies of `keys` and of `values` moved with them: (sorted keys, values).
+
+    `values` has the shape of `keys` and any dtype (structured too); its elements are moved as
+    raw bytes. Equal keys keep their values in input order.
+    """
+    keys = _np.asarray(keys)
+    values = _np.asarray(values)
+    if values.shape != keys.shape:
+        raise ValueError(f"keys have shape {keys.shape} but values {values.shape}")
+    native, key_type = _native_keys(keys)
+    key_rows, layout = _rows(native, axis)
+    value_rows, _ = _rows(values, axis)
+    size = values.dtype.itemsize
+    if key_rows.shape[0] == 1 and size in _VALUE_BYTES:
+        flat_keys = key_rows.reshape(-1)
+        flat_values = value_rows.reshape(-1)
+        _clsort.sort_pairs(flat_keys.view(_np.uint8) if flat_keys.dtype == _np.bool_ else flat_keys,
+                           flat_values.view(_np.uint8), size, key_type, descending, device)
+        sorted_keys, sorted_values = flat_keys.reshape(key_rows.shape), value_rows
+    else:
+        order = _order_of_rows(key_rows, key_type, descending, device)
+        sorted_keys = key_rows.reshape(-1)[order].reshape(key_rows.shape)
+        sorted_values = value_rows.reshape(-1)[order].reshape(value_rows.shape)
+    return (_restore(sorted_keys, layout).astype(keys.dtype, copy=False),
+            _restore(sorted_values, layout))
+
+
+def devices():
+    """Every OpenCL device: dicts of spec ("P:D"), platform, name, kind and the profile found."""
+    return [
+        {"spec": spec, "platform": platform, "name": name, "kind": kind, "profile": path or None,
+         "profile_match": match}
+        for spec, platform, name, kind, path, match in _clsort.devices()
+    ]
+
+
+def device_in_use(device=""):
+    """(description, profile path or None for the built-in defaults) of a device spec."""
+    description, profile = _clsort.device_in_use(device)
+    return description, profile or None

@@ -1,0 +1,109 @@
+// clsort._clsort: the nanobind bridge from the Python package to clsort::Sorter, one per device.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <clsort/clsort.hpp>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// Contiguous host arrays of any element type: the package hands over keys and values so.
+using HostArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+// A device's Sorter and the lock that keeps its calls one at a time (the GIL is released while
+// a sort runs, and a Sorter is not thread-safe).
+struct DeviceSorter {
+  std::mutex lock;
+  std::unique_ptr<clsort::Sorter> sorter;
+  std::string description;
+};
+
+DeviceSorter& sorter_for(const std::string& spec) {
+  static std::mutex registry_lock;
+  static std::map<std::string, std::unique_ptr<DeviceSorter>> sorters;
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  std::unique_ptr<DeviceSorter>& entry = sorters[spec];
+  if (!entry) {
+    const clsort::DeviceEntry device = clsort::find_device(spec);
+    auto created = std::make_unique<DeviceSorter>();
+    created->sorter = std::make_unique<clsort::Sorter>(clsort::make_queue(device.device));
+    created->description =
+        device.description.device_name + " (" + device.description.platform_name + ")";
+    entry = std::move(created);
+  }
+  return *entry;
+}
+
+clsort::KeyType key_type_named(const std::string& name) {
+  const std::optional<clsort::KeyType> type = clsort::parse_key_type(name);
+  if (!type) throw nb::value_error(("unknown key type '" + name + "'").c_str());
+  return *type;
+}
+
+void sort_keys(HostArray keys, const std::string& key_type, bool descending,
+               const std::string& device) {
+  const clsort::KeyType type = key_type_named(key_type);
+  DeviceSorter& d = sorter_for(device);
+  clsort::SortOptions options;
+  options.descending = descending;
+  nb::gil_scoped_release released;
+  const std::lock_guard<std::mutex> guard(d.lock);
+  d.sorter->sort_host_bytes(keys.data(), keys.size(), type, nullptr, 0, options);
+}
+
+void sort_pairs(HostArray keys, HostArray values, std::size_t value_bytes,
+                const std::string& key_type, bool descending, const std::string& device) {
+  const clsort::KeyType type = key_type_named(key_type);
+  if (values.nbytes() != keys.size() * value_bytes)
+    throw nb::value_error("values must hold one element of value_bytes per key");
+  DeviceSorter& d = sorter_for(device);
+  clsort::SortOptions options;
+  options.descending = descending;
+  nb::gil_scoped_release released;
+  const std::lock_guard<std::mutex> guard(d.lock);
+  d.sorter->sort_host_bytes(keys.data(), keys.size(), type, values.data(), value_bytes, options);
+}
+
+// (specification, platform, device, kind, profile path, how it matched) for every device.
+std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
+devices() {
+  std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string,
+                         std::string>>
+      result;
+  for (const clsort::DeviceEntry& entry : clsort::list_devices()) {
+    const clsort::DeviceDescription& d = entry.description;
+    const clsort::ProfileSearch profile = clsort::find_profile(entry.device);
+    result.emplace_back(std::to_string(d.platform_index) + ":" + std::to_string(d.device_index),
+                        d.platform_name, d.device_name,
+                        d.is_gpu ? "gpu" : (d.is_cpu ? "cpu" : "other"), profile.path,
+                        profile.match);
+  }
+  return result;
+}
+
+// (device description, profile path or "" for the built-in defaults) of a device specification.
+std::tuple<std::string, std::string> device_in_use(const std::string& spec) {
+  DeviceSorter& d = sorter_for(spec);
+  return {d.description, d.sorter->profile_path()};
+}
+
+}  // namespace
+
+NB_MODULE(_clsort, m) {
+  m.doc() = "clsort's C++ library; use the functions of the clsort package instead.";
+  nb::exception<clsort::Error>(m, "Error", PyExc_RuntimeError);
+  m.def("sort_keys", &sort_keys, "keys"_a, "key_type"_a, "descending"_a, "device"_a);
+  m.def("sort_pairs", &sort_pairs, "keys"_a, "values"_a, "value_bytes"_a, "key_type"_a,
+        "descending"_a, "device"_a);
+  m.def("devices", &devices);
+  m.def("device_in_use", &device_in_use, "device"_a);
+}
