@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include <clsort/version.hpp>
+
 #include "devices_command.hpp"
 #include "input_error.hpp"
 #include "interrupt.hpp"
@@ -18,6 +20,7 @@ constexpr int exit_usage = 2;
 int main(int argc, char** argv) {
   clsort::cli::install_interrupt_cleanup();
   CLI::App app{"clsort: fast, stable radix sort of numeric files on any OpenCL device", "clsort"};
+  app.set_version_flag("--version", clsort::version_line("clsort"));
   app.require_subcommand(1);
   app.footer(
       "Exit status: 0 done (with --check: every input sorted); 1 an input could not be sorted\n"

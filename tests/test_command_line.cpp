@@ -19,6 +19,13 @@ BOOST_AUTO_TEST_CASE(devices_lists_and_marks_the_default) {
   BOOST_TEST(has(r, "(default)"));
 }
 
+BOOST_AUTO_TEST_CASE(version_names_the_release_and_the_kernels) {
+  const Result r = run("--version");
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(has(r, version_line("clsort")), r.output);
+  BOOST_TEST(has(r, " (kernels " + kernel_templates_hash() + ")"), r.output);
+}
+
 BOOST_AUTO_TEST_CASE(help_has_examples_and_exit_codes) {
   BOOST_TEST(has(run("--help"), "Exit status"));
   const Result r = run("sort --help");

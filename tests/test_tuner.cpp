@@ -81,6 +81,12 @@ Params built_in_default_at(std::uint64_t n) {
 
 BOOST_FIXTURE_TEST_SUITE(tuner, TunerFixture)
 
+BOOST_AUTO_TEST_CASE(version_names_the_release_and_the_kernels) {
+  const Result r = run_shell(std::string(CLSORT_TUNE_PATH) + " --version 2>&1");
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(has(r, version_line("clsort-tune") + "\n"), r.output);
+}
+
 // One median each can crown noise: the rounds are paired, and the median ratio decides.
 BOOST_AUTO_TEST_CASE(a_winner_must_hold_in_alternating_rounds) {
   const double margin = 0.03;

@@ -285,6 +285,7 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{"clsort-tune: find the fastest kernel parameters for an OpenCL device",
                "clsort-tune"};
+  app.set_version_flag("--version", clsort::version_line("clsort-tune"));
   Options o;
   app.add_option("--device", o.device,
                  "Device: P:D, cpu, gpu or a name substring (default: first GPU)");

@@ -9,3 +9,4 @@
 #include "clsort/profile.hpp"
 #include "clsort/sorter.hpp"
 #include "clsort/types.hpp"
+#include "clsort/version.hpp"
