@@ -38,3 +38,18 @@ inline void count_block_digits(uint* counts, __global const key_t* keys, uint si
   for (uint d = 0; d <= mask; ++d) counts[d] = 0;
   for (uint i = 0; i < size; ++i) ++counts[digit_of(keys[i], descending, shift, mask)];
 }
+
+/* partial[lid] = sum, then the sum of the work-items before lid by a work-group scan. Every
+   work-item must call it; ends with a barrier. */
+inline uint items_before(uint sum, __local uint* partial) {
+  const uint lid = get_local_id(0);
+  partial[lid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint offset = 1; offset < WG; offset <<= 1) {
+    const uint addend = lid >= offset ? partial[lid - offset] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    partial[lid] += addend;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return partial[lid] - sum;
+}

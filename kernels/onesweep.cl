@@ -29,15 +29,7 @@ inline void scan_digits(__local uint* data, __local uint* partial) {
   const uint last = min(first + per_item, (uint)RADIX);
   uint sum = 0;
   for (uint d = first; d < last; ++d) sum += data[d];
-  partial[lid] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint offset = 1; offset < WG; offset <<= 1) {
-    const uint addend = lid >= offset ? partial[lid - offset] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    partial[lid] += addend;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  uint running = partial[lid] - sum;
+  uint running = items_before(sum, partial);
   for (uint d = first; d < last; ++d) {
     const uint count = data[d];
     data[d] = running;

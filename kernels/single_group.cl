@@ -22,20 +22,6 @@ typedef {{ value_storage }} value_t;
 #define MASK_WORDS ((WG + 31) / 32)
 {% endif %}
 
-/* partial[lid] = sum; returns the sum of the items before lid. Ends with a barrier. */
-inline uint items_before(uint sum, __local uint* partial) {
-  const uint lid = get_local_id(0);
-  partial[lid] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint offset = 1; offset < WG; offset <<= 1) {
-    const uint addend = lid >= offset ? partial[lid - offset] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    partial[lid] += addend;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return partial[lid] - sum;
-}
-
 /* Exclusive scan of counts[0, length) in place, each item scanning a run of `per_item`
    (length = per_item * WG). Ends with a barrier. */
 #define SCAN_IN_PLACE(counts, length, per_item, partial)                      \
