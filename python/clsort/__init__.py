@@ -22,7 +22,8 @@ from . import _clsort  # noqa: E402  (after the profile path is set)
 
 Error = _clsort.Error
 
-__all__ = ["Error", "argsort", "device_in_use", "devices", "sort", "sort_pairs"]
+__all__ = ["Error", "argsort", "device_in_use", "devices", "sort", "sort_", "sort_pairs",
+           "sort_pairs_"]
 
 _KEY_TYPES = {
     _np.dtype(_np.uint8): "u8",
@@ -157,3 +158,50 @@ def device_in_use(device=""):
     """(description, profile path or None for the built-in defaults) of a device spec."""
     description, profile = _clsort.device_in_use(device)
     return description, profile or None
+
+
+def _device_array(arr, what):
+    """(queue handle, buffer handle, key or value type) of a pyopencl Array sortable in place."""
+    if not all(hasattr(arr, a) for a in ("queue", "base_data", "offset", "flags")):
+        raise TypeError(f"{what} must be a pyopencl.array.Array, got {type(arr).__name__}")
+    if arr.ndim != 1 or not arr.flags.c_contiguous or arr.offset != 0:
+        raise ValueError(f"{what} must be a whole 1-D contiguous pyopencl array (offset 0); "
+                         "copy a view first")
+    if arr.queue is None:
+        raise ValueError(f"{what} has no queue: pass one to pyopencl when creating it")
+    # An empty array has no buffer: there is nothing to sort.
+    return arr.queue.int_ptr, arr.base_data.int_ptr if arr.base_data is not None else 0
+
+
+def sort_(arr, *, descending=False):
+    """Sorts a pyopencl.array.Array in place on its own queue, on the device, with no host copy.
+
+    Returns `arr` once the sort is enqueued: commands enqueued after it on that in-order queue
+    (or waiting for it) see the sorted keys. A sort of more than 4,096 keys on a GPU may wait for
+    its digit counts before returning (to skip passes whose digit is constant).
+    """
+    queue, keys = _device_array(arr, "arr")
+    native, key_type = _native_keys(_np.empty(0, dtype=arr.dtype))
+    if native.dtype != arr.dtype:
+        raise TypeError(f"pyopencl arrays are sorted in native byte order; got {arr.dtype}")
+    if arr.size > 0:
+        _clsort.sort_buffers(queue, keys, arr.size, key_type, 0, 0, descending)
+    return arr
+
+
+def sort_pairs_(keys, values, *, descending=False):
+    """Sorts pyopencl arrays `keys` in place and moves `values` (1, 2, 4, 8 or 16 bytes each)
+    with them, on the keys' queue; returns (keys, values) once enqueued, as sort_ does."""
+    queue, key_buffer = _device_array(keys, "keys")
+    _, value_buffer = _device_array(values, "values")
+    if values.size != keys.size:
+        raise ValueError(f"keys have {keys.size} elements but values {values.size}")
+    if values.dtype.itemsize not in _VALUE_BYTES:
+        raise TypeError(f"device values must be 1, 2, 4, 8 or 16 bytes; got {values.dtype}")
+    native, key_type = _native_keys(_np.empty(0, dtype=keys.dtype))
+    if native.dtype != keys.dtype:
+        raise TypeError(f"pyopencl arrays are sorted in native byte order; got {keys.dtype}")
+    if keys.size > 0:
+        _clsort.sort_buffers(queue, key_buffer, keys.size, key_type, value_buffer,
+                             values.dtype.itemsize, descending)
+    return keys, values

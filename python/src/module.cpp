@@ -5,6 +5,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,11 +74,46 @@ void sort_pairs(HostArray keys, HostArray values, std::size_t value_bytes,
   d.sorter->sort_host_bytes(keys.data(), keys.size(), type, values.data(), value_bytes, options);
 }
 
+// Sorters of callers' own queues (pyopencl's), by queue handle; each keeps its queue retained.
+DeviceSorter& sorter_for_queue(std::uintptr_t handle) {
+  static std::mutex registry_lock;
+  static std::map<std::uintptr_t, std::unique_ptr<DeviceSorter>> sorters;
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  std::unique_ptr<DeviceSorter>& entry = sorters[handle];
+  if (!entry) {
+    auto created = std::make_unique<DeviceSorter>();
+    cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(handle), /*retainObject=*/true);
+    created->sorter = std::make_unique<clsort::Sorter>(std::move(queue));
+    entry = std::move(created);
+  }
+  return *entry;
+}
+
+// Enqueues a sort of device buffers on a caller's queue; returns once it is enqueued.
+void sort_buffers(std::uintptr_t queue, std::uintptr_t keys, std::size_t n,
+                  const std::string& key_type, std::uintptr_t values, std::size_t value_bytes,
+                  bool descending) {
+  const clsort::KeyType type = key_type_named(key_type);
+  DeviceSorter& d = sorter_for_queue(queue);
+  clsort::SortOptions options;
+  options.descending = descending;
+  const cl::Buffer key_buffer(reinterpret_cast<cl_mem>(keys), /*retainObject=*/true);
+  nb::gil_scoped_release released;
+  const std::lock_guard<std::mutex> guard(d.lock);
+  if (value_bytes == 0) {
+    d.sorter->sort(key_buffer, n, type, options);
+    return;
+  }
+  const cl::Buffer value_buffer(reinterpret_cast<cl_mem>(values), /*retainObject=*/true);
+  d.sorter->sort_pairs(key_buffer, value_buffer, n, type, value_bytes, options);
+}
+
 // (specification, platform, device, kind, profile path, how it matched) for every device.
-std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
+std::vector<
+    std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
 devices() {
-  std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string,
-                         std::string>>
+  std::vector<
+      std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
       result;
   for (const clsort::DeviceEntry& entry : clsort::list_devices()) {
     const clsort::DeviceDescription& d = entry.description;
@@ -104,6 +140,8 @@ NB_MODULE(_clsort, m) {
   m.def("sort_keys", &sort_keys, "keys"_a, "key_type"_a, "descending"_a, "device"_a);
   m.def("sort_pairs", &sort_pairs, "keys"_a, "values"_a, "value_bytes"_a, "key_type"_a,
         "descending"_a, "device"_a);
+  m.def("sort_buffers", &sort_buffers, "queue"_a, "keys"_a, "n"_a, "key_type"_a, "values"_a,
+        "value_bytes"_a, "descending"_a);
   m.def("devices", &devices);
   m.def("device_in_use", &device_in_use, "device"_a);
 }

@@ -143,3 +143,42 @@ def test_devices_and_the_profile_in_use():
     assert found and all({"spec", "platform", "name", "kind", "profile"} <= d.keys() for d in found)
     description, _ = clsort.device_in_use(found[0]["spec"])
     assert found[0]["name"] in description
+
+
+def pyopencl_queue():
+    cl = pytest.importorskip("pyopencl")
+    name = clsort.device_in_use()[0]
+    for platform in cl.get_platforms():
+        for device in platform.get_devices():
+            if device.name in name:
+                return cl.CommandQueue(cl.Context([device]))
+    pytest.fail(f"pyopencl does not list clsort's device {name}")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64, np.int64])
+def test_pyopencl_arrays_are_sorted_in_place_on_their_queue(dtype):
+    import pyopencl.array as cl_array
+    queue = pyopencl_queue()
+    for n in (0, 1, 4095, 4097, 200_003):
+        keys = make_keys(dtype, n, "extremes", seed=n)
+        on_device = cl_array.to_device(queue, keys)
+        assert clsort.sort_(on_device) is on_device
+        assert same_bits(on_device.get(), np.sort(keys, kind="stable")), n
+        values = cl_array.to_device(queue, np.arange(n, dtype=np.int64))
+        on_device = cl_array.to_device(queue, keys)
+        clsort.sort_pairs_(on_device, values, descending=True)
+        assert np.array_equal(values.get(), descending_order(keys)), n
+
+
+def test_pyopencl_misuse_is_refused_by_name():
+    import pyopencl.array as cl_array
+    queue = pyopencl_queue()
+    whole = cl_array.to_device(queue, np.arange(10, dtype=np.uint32))
+    with pytest.raises(ValueError, match="contiguous"):
+        clsort.sort_(whole[2:])
+    with pytest.raises(TypeError, match="pyopencl"):
+        clsort.sort_(np.arange(3))
+    with pytest.raises(TypeError, match="float16"):
+        clsort.sort_(cl_array.to_device(queue, np.zeros(3, dtype=np.float16)))
+    with pytest.raises(ValueError, match="elements"):
+        clsort.sort_pairs_(whole, cl_array.to_device(queue, np.zeros(3, dtype=np.uint32)))
