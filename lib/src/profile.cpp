@@ -1,6 +1,8 @@
 // Profiles: JSON conversion, checked loading, atomic saving, and the search for a device's one.
 #include "clsort/profile.hpp"
 
+#include <dlfcn.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -261,6 +263,19 @@ std::string profile_file_name(const DeviceIdentity& device) {
   return lower_case_slug(device.vendor + " " + device.name) + ".json";
 }
 
+namespace {
+
+// The folder of the executable or shared library this code is part of (empty if unknown).
+fs::path own_folder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&profile_folders), &info) == 0 || !info.dli_fname) return {};
+  std::error_code error;
+  const fs::path file = fs::canonical(info.dli_fname, error);
+  return error ? fs::path{} : file.parent_path();
+}
+
+}  // namespace
+
 std::vector<std::string> profile_folders() {
   std::vector<std::string> folders;
   if (const char* path = std::getenv("CLSORT_PROFILE_PATH")) {
@@ -271,6 +286,10 @@ std::vector<std::string> profile_folders() {
   folders.push_back(user_profile_folder());
   const char* shipped = std::getenv("CLSORT_SHIPPED_PROFILES");
   if (shipped && std::string_view(shipped) == "off") return folders;
+  if (const fs::path here = own_folder(); !here.empty()) {
+    folders.push_back((here / CLSORT_PROFILES_FROM_BIN).lexically_normal().string());
+    folders.push_back((here / CLSORT_PROFILES_FROM_LIB).lexically_normal().string());
+  }
   folders.push_back(CLSORT_INSTALLED_PROFILES);
   folders.push_back(CLSORT_SOURCE_PROFILES);
   return folders;

@@ -104,8 +104,9 @@ std::string user_profile_folder();
 std::string profile_file_name(const DeviceIdentity& device);
 
 /// The folders searched, in order: each entry of $CLSORT_PROFILE_PATH (':'-separated), the user
-/// folder, the installed share/clsort/profiles, and the source tree's configs/ (these two, the
-/// shipped profiles, are left out when $CLSORT_SHIPPED_PROFILES is "off").
+/// folder, then the shipped profiles (left out when $CLSORT_SHIPPED_PROFILES is "off"):
+/// share/clsort/profiles relative to the executable or shared library holding clsort (so a
+/// moved prefix finds its own), the install prefix's, and the source tree's configs/.
 std::vector<std::string> profile_folders();
 
 /// The outcome of looking for a device's profile.
