@@ -9,6 +9,7 @@ while it runs.
 """
 
 import os as _os
+import subprocess as _subprocess
 
 import numpy as _np
 
@@ -23,7 +24,7 @@ from . import _clsort  # noqa: E402  (after the profile path is set)
 Error = _clsort.Error
 
 __all__ = ["Error", "argsort", "device_in_use", "devices", "sort", "sort_", "sort_pairs",
-           "sort_pairs_"]
+           "sort_pairs_", "tune"]
 
 _KEY_TYPES = {
     _np.dtype(_np.uint8): "u8",
@@ -205,3 +206,25 @@ def sort_pairs_(keys, values, *, descending=False):
         _clsort.sort_buffers(queue, key_buffer, keys.size, key_type, value_buffer,
                              values.dtype.itemsize, descending)
     return keys, values
+
+
+def tune(device="", *, budget="10m", classes=None, sizes=None, output=None):
+    """Runs clsort-tune on a device and returns the path of the profile it wrote.
+
+    budget: "90s", "10m", "1h"; classes: e.g. "32:0,64:4" (key bits:value bytes; default all);
+    sizes: log2 sizes of the classes, e.g. "12,16,20,24"; output: the profile's path (default the
+    user profile folder, where sorts on that device then find it). Raises clsort.Error with the
+    tuner's message if it fails.
+    """
+    command = [_os.path.join(_os.path.dirname(__file__), "bin", "clsort-tune"), "--device",
+               device, "--budget", budget, "--quiet"]
+    for flag, value in (("--classes", classes), ("--sizes", sizes), ("--output", output)):
+        if value is not None:
+            command += [flag, str(value)]
+    run = _subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise Error((run.stderr or run.stdout).strip() or f"clsort-tune exited with {run.returncode}")
+    for line in (run.stdout + run.stderr).splitlines():
+        if line.startswith("clsort-tune: wrote "):
+            return line[len("clsort-tune: wrote "):]
+    raise Error("clsort-tune did not say where it wrote the profile:\n" + run.stdout)

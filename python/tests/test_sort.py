@@ -182,3 +182,11 @@ def test_pyopencl_misuse_is_refused_by_name():
         clsort.sort_(cl_array.to_device(queue, np.zeros(3, dtype=np.float16)))
     with pytest.raises(ValueError, match="elements"):
         clsort.sort_pairs_(whole, cl_array.to_device(queue, np.zeros(3, dtype=np.uint32)))
+
+
+def test_tune_writes_a_profile_that_loads(tmp_path):
+    path = clsort.tune(classes="32:0", sizes="10", budget="3s", output=str(tmp_path / "p.json"))
+    assert path == str(tmp_path / "p.json")
+    assert '"classes"' in open(path).read()
+    with pytest.raises(clsort.Error, match="budget"):
+        clsort.tune(budget="soon", output=str(tmp_path / "q.json"))
