@@ -123,7 +123,8 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
     const bool from_space =
         c.params.ranking == Ranking::serial && c.params.work_group_size == 1 &&
         (c.params.elements_per_thread == 1024 || c.params.elements_per_thread == 4096);
-    BOOST_TEST((from_space || c.params == built_in_default_at(c.problem.min_keys == 0 ? 1u << 12 : 1u << 14)));
+    BOOST_TEST((from_space ||
+                c.params == built_in_default_at(c.problem.min_keys == 0 ? 1u << 12 : 1u << 14)));
   }
 
   // A class keeps a parameter set other than the default only after its rematch: 3 alternating
