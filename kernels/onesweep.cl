@@ -269,6 +269,28 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
   for (uint d = lid; d < RADIX; d += WG) next_status[(offset_t)tile * RADIX + d] = 0;
+
+{% if copy_constant_passes %}
+  /* A pass whose digit is the same for every key would only copy: every work-group sees so in
+     the digit offsets and copies its tile in place, so no host round trip has to find such
+     passes first (this run's status rows stay as the previous run zeroed them). GPUs only:
+     PoCL 3.1 miscompiles a work-group-uniform return ahead of barriers (wrong orders and
+     crashes with 2-digit passes), so elsewhere a constant pass runs like any other. */
+  const uint first_digit = digit_of(keys_in[0], descending, shift, mask);
+  const offset_t first_digit_end =
+      first_digit + 1 < RADIX ? (offset_t)digit_offsets[first_digit + 1] : n;
+  if (first_digit_end - digit_offsets[first_digit] == n) {
+    #pragma unroll
+    for (uint j = 0; j < EPT; ++j) {
+      if (!HAS_KEY(j)) continue;
+      keys_out[POSITION(j)] = keys[j];
+{% if value_bytes > 0 %}
+      values_out[POSITION(j)] = values_in[POSITION(j)];
+{% endif %}
+    }
+    return;
+  }
+{% endif %}
 {% if scatter_while_ranking %}
   /* Digits are computed again where needed, and once a key is ranked its register holds its
      slot (for its value) or nothing: keys only at 256 x 24, 80 registers per work-item became

@@ -67,6 +67,14 @@ BOOST_AUTO_TEST_CASE(pass_digits_cover_the_bit_range) {
   BOOST_TEST(pass_digits(5, 5, 4).empty());
 }
 
+// Enqueues what `enqueue` adds to a command chain on the test queue, and waits for it.
+template <class Enqueue>
+void run_and_wait(Enqueue&& enqueue) {
+  CommandChain chain(test_queue(), {});
+  enqueue(chain);
+  chain.done().wait();
+}
+
 BOOST_AUTO_TEST_CASE(count_matches_cpu_histograms) {
   for (bool wide : {false, true}) {
     for (const Params& params : kernel_variants()) {
@@ -78,7 +86,9 @@ BOOST_AUTO_TEST_CASE(count_matches_cpu_histograms) {
           for (bool descending : {false, true}) {
             const std::size_t length = (digit.mask + 1) * blocks;
             cl::Buffer hist(test_context(), CL_MEM_READ_WRITE, length * 8);
-            k.count(test_queue(), upload(signed_keys), n, digit, descending, hist, {}).wait();
+            run_and_wait([&](CommandChain& c) {
+              k.count(c, upload(signed_keys), n, digit, descending, hist);
+            });
             // The reference works on the signed key's ordered bits through the same helper.
             std::vector<std::uint64_t> expected((digit.mask + 1) * blocks, 0);
             const std::size_t per_block = keys_per_block(params);
@@ -110,7 +120,7 @@ BOOST_AUTO_TEST_CASE(scan_matches_cpu_exclusive_scan) {
         std::vector<std::uint64_t> expected(length);
         std::exclusive_scan(data.begin(), data.end(), expected.begin(), std::uint64_t{0});
         const cl::Buffer buffer = upload_offsets(data, wide);
-        scan.run(test_queue(), buffer, length, {}).wait();
+        run_and_wait([&](CommandChain& c) { scan.run(c, buffer, length); });
         BOOST_TEST(download_offsets(buffer, length, wide) == expected,
                    "wide=" << wide << " wg=" << wg << " ept=" << ept << " length=" << length);
       }
@@ -134,11 +144,11 @@ BOOST_AUTO_TEST_CASE(scatter_places_keys_stably_at_scanned_offsets) {
         const PassData to{cl::Buffer(test_context(), CL_MEM_READ_WRITE, n * 2),
                           cl::Buffer(test_context(), CL_MEM_READ_WRITE, n * 4)};
         // Offsets from a CPU scan of the device histogram, so only the scatter is under test.
-        k.count(test_queue(), from.keys, n, digit, false, offsets, {}).wait();
+        run_and_wait([&](CommandChain& c) { k.count(c, from.keys, n, digit, false, offsets); });
         auto hist = download_offsets(offsets, length, wide);
         std::exclusive_scan(hist.begin(), hist.end(), hist.begin(), std::uint64_t{0});
         const cl::Buffer scanned = upload_offsets(hist, wide);
-        k.scatter(test_queue(), from, to, n, digit, false, scanned, {}).wait();
+        run_and_wait([&](CommandChain& c) { k.scatter(c, from, to, n, digit, false, scanned); });
 
         std::vector<std::uint32_t> order(n);
         std::iota(order.begin(), order.end(), 0u);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "onesweep_plan.hpp"
 #include "support/opencl_fixture.hpp"
 #include "support/sort_checks.hpp"
 
@@ -194,6 +195,30 @@ BOOST_AUTO_TEST_CASE(every_constant_pass_check_mode) {
           expect_sorted_keys(sorter, make_keys<std::uint64_t>(Distribution::low_bits, 5003, seed++),
                              low_range, "low_bits");
         }
+      }
+    }
+  }
+}
+
+// From OnesweepPlan::min_keys_to_read_counts keys the default check reads the digit counts back
+// while the first pass runs and drops the later constant passes; below, the pass kernel finds
+// them constant and copies. Sizes on both sides, inputs with constant passes and without.
+BOOST_AUTO_TEST_CASE(constant_passes_found_on_both_sides_of_the_read_back_size) {
+  const std::uint64_t threshold = detail::OnesweepPlan::min_keys_to_read_counts;
+  std::uint64_t seed = 450;
+  for (const auto& params : ranking_variants()) {
+    if (!params || params->algorithm != Algorithm::onesweep) continue;
+    BOOST_TEST_CONTEXT(describe(params)) {
+      Sorter sorter = make_sorter(params);
+      for (std::uint64_t n : {threshold - 1, threshold + 3}) {
+        for (Distribution d : {Distribution::low_bits, Distribution::high_bits,
+                               Distribution::all_equal, Distribution::uniform}) {
+          BOOST_TEST_CONTEXT("n " << n) {
+            expect_sorted_keys(sorter, make_keys<std::uint32_t>(d, n, seed++), {}, to_string(d));
+          }
+        }
+        expect_sorted_pairs<std::uint64_t, std::uint32_t>(
+            sorter, make_keys<std::uint64_t>(Distribution::low_bits, n, seed++), {}, "low_bits");
       }
     }
   }

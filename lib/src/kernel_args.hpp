@@ -1,9 +1,8 @@
-// Sets kernel arguments in order and enqueues 1-D launches, checking every OpenCL call.
+// Sets kernel arguments in order, checking every OpenCL call.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "cl_check.hpp"
 #include "clsort/opencl.hpp"
@@ -24,8 +23,11 @@ class KernelArgs {
  private:
   template <class T>
   KernelArgs& set(const T& value) {
-    check(kernel_.setArg(index_, value), "set kernel argument",
-          kernel_.getInfo<CL_KERNEL_FUNCTION_NAME>() + " argument " + std::to_string(index_));
+    // The kernel's name is looked up only on failure: a launch sets a dozen arguments.
+    const cl_int status = kernel_.setArg(index_, value);
+    if (status != CL_SUCCESS)
+      check(status, "set kernel argument",
+            kernel_.getInfo<CL_KERNEL_FUNCTION_NAME>() + " argument " + std::to_string(index_));
     ++index_;
     return *this;
   }
@@ -34,16 +36,5 @@ class KernelArgs {
   bool wide_;
   cl_uint index_ = 0;
 };
-
-/// Enqueues `kernel` over `global` work-items in groups of `local`, after `waits`.
-inline cl::Event launch(const cl::CommandQueue& queue, const cl::Kernel& kernel,
-                        std::uint64_t global, std::size_t local,
-                        const std::vector<cl::Event>& waits) {
-  cl::Event event;
-  check(queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local),
-                                   waits.empty() ? nullptr : &waits, &event),
-        "enqueue kernel", kernel.getInfo<CL_KERNEL_FUNCTION_NAME>());
-  return event;
-}
 
 }  // namespace clsort::detail

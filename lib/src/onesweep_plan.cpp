@@ -27,6 +27,7 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   const OnesweepLayout layout = onesweep_layout(config.params, key_bytes, config.value_bytes,
                                                 query_limits(device).local_memory_bytes);
   variables["scatter_while_ranking"] = layout.scatter_while_ranking;
+  variables["copy_constant_passes"] = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   // Its widest element, at least a word, so that the buffer is aligned for all it holds.
   const std::size_t tile_element = std::max({key_bytes, config.value_bytes, std::size_t{4}});
   variables["tile_storage"] = std::string(storage_type(tile_element));
@@ -101,17 +102,15 @@ void OnesweepPlan::reserve(std::uint64_t n) {
   scratch_for(n);
 }
 
-cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratch& scratch,
+cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                                     std::size_t passes, bool fill_counters,
-                                     std::vector<cl::Event> waits) {
-  if (fill_counters) {
-    cl::Event filled;
-    check(queue.enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
-                                  scratch.counters.self_cleaning_bytes, &waits, &filled),
-          "enqueue fill", "histograms and tickets");
-    waits = {filled};
-  }
+                                     std::size_t passes, bool fill_counters, bool with_event) {
+  if (fill_counters)
+    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+      check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
+                                            scratch.counters.self_cleaning_bytes, waits, event),
+            "enqueue fill", "histograms and tickets");
+    });
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics. H200, u32 at 2^28: 52.0 Gkeys/s with up to 16
   // work-groups per compute unit, 51.7 with 4, 50.8 with 2.
@@ -128,9 +127,9 @@ cl::Event OnesweepPlan::count_digits(const cl::CommandQueue& queue, const Scratc
       .buffer(scratch.counters.histogram)
       .buffer(scratch.counters.status)
       .offset(tile_count(n) * radix_);
-  waits = {launch(queue, histogram_kernel_, groups * wg, wg, waits)};
+  chain.launch(histogram_kernel_, groups * wg, wg);
   KernelArgs(offsets_kernel_, false).buffer(scratch.counters.histogram).buffer(scratch.offsets);
-  return launch(queue, offsets_kernel_, passes * wg, wg, waits);
+  return chain.launch(offsets_kernel_, passes * wg, wg, with_event);
 }
 
 std::vector<std::size_t> OnesweepPlan::varying_passes(const cl::CommandQueue& queue,
@@ -158,10 +157,10 @@ std::vector<std::size_t> OnesweepPlan::varying_passes(const cl::CommandQueue& qu
   return varying;
 }
 
-cl::Event OnesweepPlan::enqueue_pass(const cl::CommandQueue& queue, const Scratch& scratch,
-                                     const PassData& from, const PassData& to, std::uint64_t n,
-                                     const SortSpec& spec, std::size_t pass, std::size_t run,
-                                     const PassDigit& digit, const std::vector<cl::Event>& waits) {
+void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
+                                const PassData& to, std::uint64_t n, const SortSpec& spec,
+                                std::size_t pass, std::size_t run, const PassDigit& digit,
+                                bool with_event) {
   const std::uint64_t tiles = tile_count(n);
   KernelArgs args(pass_kernel_, false);
   args.buffer(from.keys).buffer(to.keys);
@@ -177,11 +176,11 @@ cl::Event OnesweepPlan::enqueue_pass(const cl::CommandQueue& queue, const Scratc
       .buffer(scratch.counters.status)
       .buffer(scratch.counters.ticket);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  return launch(queue, pass_kernel_, tiles * wg, wg, waits);
+  chain.launch(pass_kernel_, tiles * wg, wg, with_event);
 }
 
-cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                            const SortSpec& spec, std::vector<cl::Event> waits) {
+void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
+                       const SortSpec& spec) {
   if (n > max_keys)
     throw Error("sort", "onesweep handles at most " + std::to_string(max_keys) + " keys");
   const std::vector<PassDigit> digits =
@@ -189,49 +188,49 @@ cl::Event OnesweepPlan::run(const cl::CommandQueue& queue, const PassData& data,
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
+  const bool read_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
+                           (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
+                            n >= min_keys_to_read_counts);
   const cl::Event counted =
-      count_digits(queue, scratch, data.keys, n, spec, digits.size(), fill_counters, waits);
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, read_counts);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
-    passes = varying_passes(queue, scratch, n, 0, digits.size(), counted);
+    passes = varying_passes(chain.queue(), scratch, n, 0, digits.size(), counted);
   else
     for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
-  cl::Event done;
-  if (passes.empty()) {
-    const std::vector<cl::Event> after_counting{counted};
-    check(queue.enqueueMarkerWithWaitList(&after_counting, &done), "enqueue marker");
-  } else {
-    done = enqueue_passes(queue, scratch, data, n, spec, digits, std::move(passes), counted);
-  }
+  const bool read_after_first_pass =
+      read_counts && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
+  if (!passes.empty())
+    enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes),
+                   read_after_first_pass ? counted : cl::Event());
   counters_.clean = true;
-  return done;
 }
 
-cl::Event OnesweepPlan::enqueue_passes(const cl::CommandQueue& queue, const Scratch& scratch,
-                                       const PassData& data, std::uint64_t n, const SortSpec& spec,
-                                       const std::vector<PassDigit>& digits,
-                                       std::vector<std::size_t> passes, const cl::Event& counted) {
-  std::vector<cl::Event> waits{counted};
+void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
+                                  std::uint64_t n, const SortSpec& spec,
+                                  const std::vector<PassDigit>& digits,
+                                  std::vector<std::size_t> passes, const cl::Event& counted) {
   const PassData* from = &data;
   const PassData* to = &scratch.data;
   for (std::size_t run = 0; run < passes.size(); ++run) {
     const std::size_t pass = passes[run];
-    waits = {enqueue_pass(queue, scratch, *from, *to, n, spec, pass, run, digits[pass], waits)};
+    const bool list_final = run > 0 || !counted();
+    // The caller needs an event of the last command only: the last pass's where no copy follows.
+    const bool last = list_final && run + 1 == passes.size() && passes.size() % 2 == 0;
+    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, run, digits[pass], last);
     std::swap(from, to);
     // The counts are read while the first pass runs; the passes after it that they show to be
     // constant are dropped.
-    if (run == 0 && spec.constant_pass_check == ConstantPassCheck::after_first_pass) {
+    if (!list_final) {
       const std::vector<std::size_t> later =
-          varying_passes(queue, scratch, n, pass + 1, digits.size(), counted);
+          varying_passes(chain.queue(), scratch, n, pass + 1, digits.size(), counted);
       passes.resize(1);
       passes.insert(passes.end(), later.begin(), later.end());
     }
   }
   if (from != &data)
-    return copy_pass_data(queue, *from, data, n, key_size(config_.key_type), config_.value_bytes,
-                          waits);
-  return waits.front();
+    copy_pass_data(chain, *from, data, n, key_size(config_.key_type), config_.value_bytes);
 }
 
 }  // namespace clsort::detail

@@ -25,14 +25,12 @@ PrefixScan::PrefixScan(const cl::Context& context, const cl::Device& device, boo
       make_kernel(program, device, "add_tile_offsets", work_group_size_, "scan_work_group_size");
 }
 
-cl::Event PrefixScan::run(const cl::CommandQueue& queue, const cl::Buffer& data,
-                          std::uint64_t length, std::vector<cl::Event> waits) {
-  return run_level(queue, data, length, 0, std::move(waits));
+void PrefixScan::run(CommandChain& chain, const cl::Buffer& data, std::uint64_t length) {
+  run_level(chain, data, length, 0);
 }
 
-cl::Event PrefixScan::run_level(const cl::CommandQueue& queue, const cl::Buffer& data,
-                                std::uint64_t length, std::size_t level,
-                                std::vector<cl::Event> waits) {
+void PrefixScan::run_level(CommandChain& chain, const cl::Buffer& data, std::uint64_t length,
+                           std::size_t level) {
   const std::uint64_t tiles = (length + tile_ - 1) / tile_;
   if (tile_sums_.size() <= level) tile_sums_.resize(level + 1);
   const std::size_t offset_bytes = wide_ ? 8 : 4;
@@ -40,12 +38,12 @@ cl::Event PrefixScan::run_level(const cl::CommandQueue& queue, const cl::Buffer&
       tile_sums_[level].at_least(context_, tiles * offset_bytes, "scan tile sums");
 
   KernelArgs(scan_tiles_, wide_).buffer(data).offset(length).buffer(sums);
-  cl::Event done = launch(queue, scan_tiles_, tiles * work_group_size_, work_group_size_, waits);
-  if (tiles == 1) return done;
+  chain.launch(scan_tiles_, tiles * work_group_size_, work_group_size_);
+  if (tiles == 1) return;
 
-  done = run_level(queue, sums, tiles, level + 1, {done});
+  run_level(chain, sums, tiles, level + 1);
   KernelArgs(add_tile_offsets_, wide_).buffer(data).offset(length).buffer(sums);
-  return launch(queue, add_tile_offsets_, tiles * work_group_size_, work_group_size_, {done});
+  chain.launch(add_tile_offsets_, tiles * work_group_size_, work_group_size_);
 }
 
 }  // namespace clsort::detail

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "clsort/opencl.hpp"
+#include "command_chain.hpp"
 #include "device_buffer.hpp"
 
 namespace clsort::detail {
@@ -14,13 +15,12 @@ class PrefixScan {
   PrefixScan(const cl::Context& context, const cl::Device& device, bool wide_offsets,
              int work_group_size, int elements_per_thread);
 
-  /// Replaces data[0, length) by its exclusive prefix sums; runs after `waits`.
-  cl::Event run(const cl::CommandQueue& queue, const cl::Buffer& data, std::uint64_t length,
-                std::vector<cl::Event> waits);
+  /// Enqueues on `chain` the replacement of data[0, length) by its exclusive prefix sums.
+  void run(CommandChain& chain, const cl::Buffer& data, std::uint64_t length);
 
  private:
-  cl::Event run_level(const cl::CommandQueue& queue, const cl::Buffer& data, std::uint64_t length,
-                      std::size_t level, std::vector<cl::Event> waits);
+  void run_level(CommandChain& chain, const cl::Buffer& data, std::uint64_t length,
+                 std::size_t level);
 
   cl::Context context_;
   bool wide_;

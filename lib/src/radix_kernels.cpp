@@ -84,9 +84,8 @@ std::uint64_t RadixKernels::global_size(std::uint64_t blocks) const {
   return (blocks + wg - 1) / wg * wg;
 }
 
-cl::Event RadixKernels::count(const cl::CommandQueue& queue, const cl::Buffer& keys,
-                              std::uint64_t n, PassDigit digit, bool descending,
-                              const cl::Buffer& hist, const std::vector<cl::Event>& waits) {
+void RadixKernels::count(CommandChain& chain, const cl::Buffer& keys, std::uint64_t n,
+                         PassDigit digit, bool descending, const cl::Buffer& hist) {
   const std::uint64_t blocks = block_count(n);
   KernelArgs(count_, config_.wide_offsets)
       .buffer(keys)
@@ -96,19 +95,18 @@ cl::Event RadixKernels::count(const cl::CommandQueue& queue, const cl::Buffer& k
       .u32(descending)
       .buffer(hist)
       .offset(blocks);
-  return launch(queue, count_, global_size(blocks), config_.params.work_group_size, waits);
+  chain.launch(count_, global_size(blocks), config_.params.work_group_size);
 }
 
-cl::Event RadixKernels::scatter(const cl::CommandQueue& queue, const PassData& from,
-                                const PassData& to, std::uint64_t n, PassDigit digit,
-                                bool descending, const cl::Buffer& offsets,
-                                const std::vector<cl::Event>& waits) {
+void RadixKernels::scatter(CommandChain& chain, const PassData& from, const PassData& to,
+                           std::uint64_t n, PassDigit digit, bool descending,
+                           const cl::Buffer& offsets) {
   const std::uint64_t blocks = block_count(n);
   KernelArgs args(scatter_, config_.wide_offsets);
   args.buffer(from.keys).buffer(to.keys);
   if (config_.value_bytes > 0) args.buffer(from.values).buffer(to.values);
   args.offset(n).u32(digit.shift).u32(digit.mask).u32(descending).buffer(offsets).offset(blocks);
-  return launch(queue, scatter_, global_size(blocks), config_.params.work_group_size, waits);
+  chain.launch(scatter_, global_size(blocks), config_.params.work_group_size);
 }
 
 }  // namespace clsort::detail

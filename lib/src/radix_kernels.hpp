@@ -7,6 +7,7 @@
 #include "clsort/opencl.hpp"
 #include "clsort/params.hpp"
 #include "clsort/types.hpp"
+#include "command_chain.hpp"
 #include "template_engine.hpp"
 
 namespace clsort::detail {
@@ -73,15 +74,13 @@ class RadixKernels {
   std::uint64_t block_count(std::uint64_t n) const;
 
   /// hist[d * blocks + b] = keys of block b whose digit is d, for d <= digit.mask.
-  cl::Event count(const cl::CommandQueue& queue, const cl::Buffer& keys, std::uint64_t n,
-                  PassDigit digit, bool descending, const cl::Buffer& hist,
-                  const std::vector<cl::Event>& waits);
+  void count(CommandChain& chain, const cl::Buffer& keys, std::uint64_t n, PassDigit digit,
+             bool descending, const cl::Buffer& hist);
 
   /// Moves every key (and value) of `from` to `to` at offsets[d * blocks + b] plus its stable
   /// rank among the keys of block b with digit d. `offsets` is the exclusive scan of count().
-  cl::Event scatter(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
-                    std::uint64_t n, PassDigit digit, bool descending, const cl::Buffer& offsets,
-                    const std::vector<cl::Event>& waits);
+  void scatter(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,
+               PassDigit digit, bool descending, const cl::Buffer& offsets);
 
  private:
   std::uint64_t global_size(std::uint64_t blocks) const;

@@ -29,9 +29,8 @@ void ReduceThenScanPlan::reserve(std::uint64_t n) {
   scratch_for(n);
 }
 
-cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData& data,
-                                  std::uint64_t n, const SortSpec& spec,
-                                  std::vector<cl::Event> waits) {
+void ReduceThenScanPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
+                             const SortSpec& spec) {
   const KernelConfig& config = radix_.config();
   const Scratch scratch = scratch_for(n);
   const cl::Buffer& hist = scratch.histogram;
@@ -41,17 +40,13 @@ cl::Event ReduceThenScanPlan::run(const cl::CommandQueue& queue, const PassData&
   const std::uint64_t blocks = radix_.block_count(n);
   for (const PassDigit& digit :
        pass_digits(spec.begin_bit, spec.end_bit, config.params.radix_bits)) {
-    cl::Event counted = radix_.count(queue, from->keys, n, digit, spec.descending, hist, waits);
-    cl::Event scanned = scan_.run(queue, hist, (digit.mask + std::uint64_t{1}) * blocks, {counted});
-    waits = {radix_.scatter(queue, *from, *to, n, digit, spec.descending, hist, {scanned})};
+    radix_.count(chain, from->keys, n, digit, spec.descending, hist);
+    scan_.run(chain, hist, (digit.mask + std::uint64_t{1}) * blocks);
+    radix_.scatter(chain, *from, *to, n, digit, spec.descending, hist);
     std::swap(from, to);
   }
   if (from != &data)
-    return copy_pass_data(queue, *from, data, n, key_size(config.key_type), config.value_bytes,
-                          waits);
-  cl::Event done;
-  check(queue.enqueueMarkerWithWaitList(&waits, &done), "enqueue marker");
-  return done;
+    copy_pass_data(chain, *from, data, n, key_size(config.key_type), config.value_bytes);
 }
 
 }  // namespace clsort::detail

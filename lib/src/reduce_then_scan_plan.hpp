@@ -13,8 +13,8 @@ class ReduceThenScanPlan : public SortPlan {
                      const KernelConfig& config);
 
   /// Runs every pass: this plan never looks for constant-digit passes.
-  cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                const SortSpec& spec, std::vector<cl::Event> waits) override;
+  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+           const SortSpec& spec) override;
   void reserve(std::uint64_t n) override;
 
  private:

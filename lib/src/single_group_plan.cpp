@@ -16,8 +16,8 @@ SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& d
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
-cl::Event SingleGroupPlan::run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                               const SortSpec& spec, std::vector<cl::Event> waits) {
+void SingleGroupPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
+                          const SortSpec& spec) {
   if (n > single_group_capacity(config_.params))
     throw Error("sort", "algorithm = single_group with these parameters sorts at most " +
                             std::to_string(single_group_capacity(config_.params)) +
@@ -30,7 +30,7 @@ cl::Event SingleGroupPlan::run(const cl::CommandQueue& queue, const PassData& da
       .u32(spec.end_bit)
       .u32(spec.descending);
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
-  return launch(queue, kernel_, wg, wg, waits);
+  chain.launch(kernel_, wg, wg, /*with_event=*/true);
 }
 
 }  // namespace clsort::detail

@@ -10,8 +10,8 @@ class SingleGroupPlan : public SortPlan {
   SingleGroupPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
 
   /// Enqueues the one kernel; throws clsort::Error if n exceeds capacity(config.params).
-  cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                const SortSpec& spec, std::vector<cl::Event> waits) override;
+  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+           const SortSpec& spec) override;
   /// Needs no scratch: the keys never leave local memory between passes.
   void reserve(std::uint64_t) override {}
 

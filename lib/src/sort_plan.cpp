@@ -27,19 +27,20 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
   return std::make_unique<ReduceThenScanPlan>(context, device, config);
 }
 
-cl::Event copy_pass_data(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
-                         std::uint64_t n, std::size_t key_bytes, std::size_t value_bytes,
-                         const std::vector<cl::Event>& waits) {
-  std::vector<cl::Event> copies(1);
-  check(queue.enqueueCopyBuffer(from.keys, to.keys, 0, 0, n * key_bytes, &waits, &copies[0]),
-        "enqueue copy", "keys back from scratch");
-  if (value_bytes == 0) return copies[0];
-  copies.emplace_back();
-  check(queue.enqueueCopyBuffer(from.values, to.values, 0, 0, n * value_bytes, &waits, &copies[1]),
-        "enqueue copy", "values back from scratch");
-  cl::Event done;
-  check(queue.enqueueMarkerWithWaitList(&copies, &done), "enqueue marker");
-  return done;
+void copy_pass_data(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,
+                    std::size_t key_bytes, std::size_t value_bytes) {
+  const auto copy = [&](const cl::Buffer& source, const cl::Buffer& target, std::uint64_t bytes,
+                        const char* what, bool last) {
+    chain.add(
+        [&](const std::vector<cl::Event>* waits, cl::Event* event) {
+          check(chain.queue().enqueueCopyBuffer(source, target, 0, 0, bytes, waits, event),
+                "enqueue copy", what);
+        },
+        last);
+  };
+  copy(from.keys, to.keys, n * key_bytes, "keys back from scratch", value_bytes == 0);
+  if (value_bytes > 0)
+    copy(from.values, to.values, n * value_bytes, "values back from scratch", true);
 }
 
 }  // namespace clsort::detail

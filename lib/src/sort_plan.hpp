@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "command_chain.hpp"
 #include "radix_kernels.hpp"
 
 namespace clsort::detail {
@@ -25,10 +26,10 @@ class SortPlan {
  public:
   virtual ~SortPlan() = default;
 
-  /// Sorts data (n keys, and values if the config has them) in place as `spec` says, after
-  /// `waits`; the event completes with the sort.
-  virtual cl::Event run(const cl::CommandQueue& queue, const PassData& data, std::uint64_t n,
-                        const SortSpec& spec, std::vector<cl::Event> waits) = 0;
+  /// Enqueues on `chain` the sort of data (n keys, and values if the config has them) in place
+  /// as `spec` says.
+  virtual void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+                   const SortSpec& spec) = 0;
 
   /// Allocates the scratch buffers for n keys now (they grow on demand otherwise).
   virtual void reserve(std::uint64_t n) = 0;
@@ -38,9 +39,8 @@ class SortPlan {
 std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::Device& device,
                                          const KernelConfig& config);
 
-/// Copies n keys (and values, if value_bytes > 0) from `from` to `to` after `waits`.
-cl::Event copy_pass_data(const cl::CommandQueue& queue, const PassData& from, const PassData& to,
-                         std::uint64_t n, std::size_t key_bytes, std::size_t value_bytes,
-                         const std::vector<cl::Event>& waits);
+/// Enqueues on `chain` the copy of n keys (and values, if value_bytes > 0) from `from` to `to`.
+void copy_pass_data(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,
+                    std::size_t key_bytes, std::size_t value_bytes);
 
 }  // namespace clsort::detail

@@ -175,14 +175,14 @@ struct Sorter::Impl {
 
     std::vector<cl::Event> waits = wait_events ? *wait_events : std::vector<cl::Event>{};
     if (last_sort()) waits.push_back(last_sort);
-    if (n <= 1 || options.begin_bit == end_bit) {
-      detail::check(queue.enqueueMarkerWithWaitList(&waits, &last_sort), "enqueue marker");
-      return last_sort;
-    }
+    detail::CommandChain chain(queue, std::move(waits));
     try {
-      const detail::SortSpec spec{options.begin_bit, end_bit, options.descending,
-                                  options.constant_pass_check};
-      last_sort = plan(type, value_bytes, n).run(queue, data, n, spec, waits);
+      if (n > 1 && options.begin_bit < end_bit) {
+        const detail::SortSpec spec{options.begin_bit, end_bit, options.descending,
+                                    options.constant_pass_check};
+        plan(type, value_bytes, n).run(chain, data, n, spec);
+      }
+      last_sort = chain.done();
     } catch (const Error&) {
       // Passes enqueued before the failure still run; the next sort must not overlap them.
       queue.finish();

@@ -68,8 +68,8 @@ class Sorter {
 
   /// Sorts the first n keys of a device buffer in place; asynchronous. Starts after `wait_events`
   /// (and after this Sorter's previous sort); the returned event completes with the sort. Where
-  /// a onesweep sort checks for constant passes (SortOptions::constant_pass_check), the call
-  /// returns only once the up-front histogram kernel has run and its counts are read back.
+  /// a onesweep sort reads its digit counts back to skip constant passes
+  /// (SortOptions::constant_pass_check), the call returns only once they are read.
   cl::Event sort(const cl::Buffer& keys, std::uint64_t n, KeyType type,
                  const SortOptions& options = {},
                  const std::vector<cl::Event>* wait_events = nullptr);

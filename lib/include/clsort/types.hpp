@@ -57,10 +57,12 @@ constexpr bool is_supported_value_size(std::size_t bytes) {
 
 /// When a onesweep sort reads its digit histograms back to the host to skip the passes whose
 /// digit is the same for every key (keys varying in few bits then sort in fewer passes). The
-/// enqueuing call waits for the read. The reduce-then-scan algorithm never skips a pass.
+/// enqueuing call waits for the read. On a GPU a pass that is not skipped but constant only
+/// copies: its kernel sees so in the counts. The reduce-then-scan algorithm never skips a pass.
 enum class ConstantPassCheck {
-  /// The first pass always runs; the counts are read while it runs and the later constant
-  /// passes are skipped, so the device does not wait for the host.
+  /// For sorts of 2^21 keys or more, the first pass always runs; the counts are read while it
+  /// runs and the later constant passes are skipped, so the device does not wait for the host.
+  /// Smaller sorts do not read: there a pass takes less time than the read's round trip.
   after_first_pass,
   /// Before any pass: a constant first pass is skipped too, but the device idles for the read's
   /// round trip (on a GPU about as long as a pass of a few million keys).
