@@ -202,20 +202,21 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const bool read_after_first_pass =
       read_counts && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
   if (!passes.empty())
-    enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes),
-                   read_after_first_pass ? counted : cl::Event());
+    enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes), counted,
+                   read_after_first_pass);
   counters_.clean = true;
 }
 
 void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
                                   std::uint64_t n, const SortSpec& spec,
                                   const std::vector<PassDigit>& digits,
-                                  std::vector<std::size_t> passes, const cl::Event& counted) {
+                                  std::vector<std::size_t> passes, const cl::Event& counted,
+                                  bool read_after_first_pass) {
   const PassData* from = &data;
   const PassData* to = &scratch.data;
   for (std::size_t run = 0; run < passes.size(); ++run) {
     const std::size_t pass = passes[run];
-    const bool list_final = run > 0 || !counted();
+    const bool list_final = run > 0 || !read_after_first_pass;
     // The caller needs an event of the last command only: the last pass's where no copy follows.
     const bool last = list_final && run + 1 == passes.size() && passes.size() % 2 == 0;
     enqueue_pass(chain, scratch, *from, *to, n, spec, pass, run, digits[pass], last);

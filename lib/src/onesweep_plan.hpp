@@ -62,12 +62,13 @@ class OnesweepPlan : public SortPlan {
   std::vector<std::size_t> varying_passes(const cl::CommandQueue& queue, const Scratch& scratch,
                                           std::uint64_t n, std::size_t first, std::size_t passes,
                                           const cl::Event& counted);
-  /// Enqueues `passes` (dropping those found constant after the first when `counted` is the
-  /// offsets' event, whose counts are then read while the first pass runs), then a copy back if
-  /// they end in scratch.
+  /// Enqueues `passes`, then a copy back if they end in scratch. If `read_after_first_pass`, the
+  /// counts are read once `counted` (the offsets' event) completes, while the first pass runs,
+  /// and the later passes they show constant are dropped.
   void enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
                       std::uint64_t n, const SortSpec& spec, const std::vector<PassDigit>& digits,
-                      std::vector<std::size_t> passes, const cl::Event& counted);
+                      std::vector<std::size_t> passes, const cl::Event& counted,
+                      bool read_after_first_pass);
   /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
   /// skipped) from `from` to `to`, with an event if `with_event`.
   void enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
