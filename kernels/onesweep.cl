@@ -111,23 +111,7 @@ void digit_offsets(__global uint* hist, __global uint* offsets) {
 }
 
 {% if ranking == "warp_match" %}
-/* NVIDIA warp primitives (sm_70+), used only when the device reports 32-wide warps. */
-#define WARP 32
-#define WARPS (WG / WARP)
-/* `value` as lane `lane` holds it. */
-inline uint shuffle_from(uint value, uint lane) {
-  uint result;
-  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
-               : "=r"(result)
-               : "r"(value), "r"(lane));
-  return result;
-}
-inline uint lanes_below(void) {
-  uint mask;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-  return mask;
-}
-inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;"); }
+{% include "warp.cl" %}
 {% if prefetch_tiles > 0 %}
 /* Asks the L2 cache for keys[begin, end), one request per 128-byte line, without waiting. */
 inline void prefetch_keys(__global const key_t* keys, offset_t begin, offset_t end) {
@@ -136,33 +120,6 @@ inline void prefetch_keys(__global const key_t* keys, offset_t begin, offset_t e
     asm volatile("prefetch.global.L2 [%0];" : : "l"((ulong)(keys + i)));
 }
 {% endif %}
-/* `value` as lane (own lane - delta) holds it; lanes below delta get their own value. */
-inline uint shuffle_up(uint value, uint delta) {
-  uint result;
-  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;"
-               : "=r"(result)
-               : "r"(value), "r"(delta));
-  return result;
-}
-
-/* Exclusive scan of one value per work-item over the work-group, by shuffles within each warp
-   and one barrier between warps: for a tile's digit counts when RADIX == WG, 2 barriers where
-   scan_digits takes 18 (the u32 sort at 2^28 ran 3.6% faster on the H200). Every work-item
-   must call it; the caller must barrier before warp_totals is used again. */
-inline uint warp_exclusive_scan(uint value, __local uint* warp_totals) {
-  const uint lane = get_local_id(0) % WARP, warp = get_local_id(0) / WARP;
-  uint inclusive = value;
-  #pragma unroll
-  for (uint delta = 1; delta < WARP; delta <<= 1) {
-    const uint lower = shuffle_up(inclusive, delta);
-    if (lane >= delta) inclusive += lower;
-  }
-  if (lane == WARP - 1) warp_totals[warp] = inclusive;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint base = 0;
-  for (uint w = 0; w < warp; ++w) base += warp_totals[w];
-  return base + inclusive - value;
-}
 {% endif %}
 
 /* Digit d's count over all tiles before `tile` (> 0): walks back until a tile that holds an
@@ -317,15 +274,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   for (uint j = 0; j < EPT; ++j)
     if (HAS_KEY(j)) atomic_inc(&my_slots[DIGIT(j)]);
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = lid; d < RADIX; d += WG) { /* per digit, warps' counts become their bases */
-    uint running = 0;
-    for (uint w = 0; w < WARPS; ++w) {
-      const uint count = warp_slots[w * RADIX + d];
-      warp_slots[w * RADIX + d] = running;
-      running += count;
-    }
-    tile_counts[d] = running;
-  }
+  for (uint d = lid; d < RADIX; d += WG) tile_counts[d] = warp_counts_to_offsets(warp_slots, d);
 {% else %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)

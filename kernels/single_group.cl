@@ -1,5 +1,7 @@
-{# Small sorts in one launch: one work-group holds every key (and value) in local memory and runs
-   every pass there, skipping constant-digit passes itself, so no host round trip is needed. #}
+{# Sorts held whole in one work-group's local memory, every pass there, skipping passes whose digit
+   is the same for every key: single_group_sort takes a small array in one launch; segment_sort
+   (with `segments`) the segments of an array that earlier passes ordered by its top bits (the
+   hybrid path). #}
 {% include "common.cl" %}
 #define TILE (WG * EPT)
 /* Keys a work-item holds stay in registers where there are few; a CPU's single work-item of
@@ -11,15 +13,32 @@
 {% endif %}
 {% if value_bytes > 0 %}
 typedef {{ value_storage }} value_t;
-{% endif %}
-{% if ranking == "serial" %}
-/* Item lid holds the consecutive positions [lid * EPT, (lid + 1) * EPT) during a pass. */
-#define POSITION(j) (lid * EPT + (j))
+#define VALUES_ARG(x) , x
 {% else %}
+#define VALUES_ARG(x)
+{% endif %}
+/* HOLDS(j): whether the work-item holds a key in its j-th place. */
+{% if ranking == "serial" %}
+/* Item lid holds the consecutive positions [lid * EPT, (lid + 1) * EPT) during a pass.
+   Tables: 16-bit counters per digit and item (TILE <= 65536). */
+#define POSITION(j) (lid * EPT + (j))
+#define HOLDS(j) (POSITION(j) < n)
+#define TABLE_WORDS (RADIX * WG / 2)
+{% elif ranking == "bitmask" %}
 /* Item lid holds positions j * WG + lid (round j): rounds are in position order, and so are
-   the items within one. */
+   the items within one. Tables: each digit's next slot, then its mask of one round. */
 #define POSITION(j) ((j) * WG + lid)
+#define HOLDS(j) (POSITION(j) < n)
 #define MASK_WORDS ((WG + 31) / 32)
+#define TABLE_WORDS (RADIX * (MASK_WORDS + 1))
+{% else %}
+{% include "warp.cl" %}
+/* Warp w holds positions [w * span, (w + 1) * span) in `rounds` rounds of WARP, as few rounds
+   as n needs, so that every warp ranks a share of a small sort. Tables: each warp's slot
+   counter and mask per digit, then each digit's first slot. */
+#define POSITION(j) (warp * (rounds * WARP) + (j) * WARP + lane)
+#define HOLDS(j) ((j) < rounds && POSITION(j) < n)
+#define TABLE_WORDS (2 * WARPS * RADIX + RADIX)
 {% endif %}
 
 /* Exclusive scan of counts[0, length) in place, each item scanning a run of `per_item`
@@ -39,84 +58,111 @@ typedef {{ value_storage }} value_t;
     barrier(CLK_LOCAL_MEM_FENCE);                                             \
   }
 
-/* Sorts keys[0, n) (and values) by bits [begin_bit, end_bit) of the ordered key, n <= TILE. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void single_group_sort(__global key_t* keys,
-{% if value_bytes > 0 %}
-                       __global value_t* values,
-{% endif %}
-                       uint n, uint begin_bit, uint end_bit, uint descending) {
-  __local key_t tile_keys[TILE];
-{% if value_bytes > 0 %}
-  __local value_t tile_values[TILE];
-{% endif %}
-{% if ranking == "serial" %}
-  /* counts[d * WG + item]: the item's keys of digit d, then (scanned in this order, which is
-     the pass's output order) the slot of its next one. 16 bits: TILE <= 65536. */
-  __local ushort counts[RADIX * WG];
-{% else %}
-  /* next_slot[d]: the digit's count, then the slot of its next key in the pass's order. */
-  __local uint next_slot[RADIX];
-  __local uint digit_masks[RADIX * MASK_WORDS];
-  const uint word = get_local_id(0) / 32, bit = 1u << (get_local_id(0) % 32), below = bit - 1u;
-{% endif %}
-  __local uint partial[WG];
-  __local uint pass_is_constant;
+/* Sorts keys[0, n) (and values) in local memory by bits [begin_bit, end_bit) of the ordered key,
+   n <= TILE. `tables` holds TABLE_WORDS words, `partial` WG. Every work-item must call it, after
+   the keys are in local memory (it barriers before reading them); it ends with a barrier. */
+void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint n,
+                   uint begin_bit, uint end_bit, uint descending, __local uint* tables,
+                   __local uint* partial, __local uint* pass_is_constant) {
   const uint lid = get_local_id(0);
-  for (uint i = lid; i < n; i += WG) {
-    tile_keys[i] = keys[i];
-{% if value_bytes > 0 %}
-    tile_values[i] = values[i];
-{% endif %}
-  }
-{% if ranking != "serial" %}
+{% if ranking == "serial" %}
+  __local ushort* counts = (__local ushort*)tables; /* counts[d * WG + item] */
+{% elif ranking == "bitmask" %}
+  __local uint* next_slot = tables; /* the digit's count, then the slot of its next key */
+  __local uint* digit_masks = tables + RADIX;
+  const uint word = lid / 32, bit = 1u << (lid % 32), below = bit - 1u;
   for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
+{% else %}
+  /* warp_slots[w * RADIX + d]: warp w's keys of digit d so far, then the slot of its first. */
+  __local uint* warp_slots = tables;
+  __local uint* warp_masks = tables + WARPS * RADIX;
+  __local uint* digit_starts = tables + 2 * WARPS * RADIX;
+  const uint warp = lid / WARP, lane = lid % WARP;
+  const uint rounds = (n + WG - 1) / WG;
+  const uint below = lanes_below();
+  __local uint* my_slots = warp_slots + warp * RADIX;
+  __local uint* my_masks = warp_masks + warp * RADIX;
+  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_masks[i] = 0;
 {% endif %}
 
   for (uint shift = begin_bit; shift < end_bit; shift += {{ radix_bits }}) {
     const uint mask = (1u << min((uint){{ radix_bits }}, end_bit - shift)) - 1u;
 {% if ranking == "serial" %}
     for (uint d = 0; d < RADIX; ++d) counts[d * WG + lid] = 0;
-{% else %}
+{% elif ranking == "bitmask" %}
     for (uint d = lid; d <= mask; d += WG) next_slot[d] = 0;
+{% else %}
+    for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] = 0;
 {% endif %}
-    if (lid == 0) pass_is_constant = 0;
+    if (lid == 0) *pass_is_constant = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     key_t k[EPT];
-    uint slot[EPT]; /* the key's digit until ranking makes it the key's slot */
+    uint slot[EPT]; /* the key's digit, or its rank in its warp, until it is the key's slot */
 {% if value_bytes > 0 %}
     value_t v[EPT];
 {% endif %}
     UNROLL
     for (uint j = 0; j < EPT; ++j) {
-      if (POSITION(j) < n) {
-        k[j] = tile_keys[POSITION(j)];
+      if (HOLDS(j)) {
+        k[j] = keys[POSITION(j)];
 {% if value_bytes > 0 %}
-        v[j] = tile_values[POSITION(j)];
+        v[j] = values[POSITION(j)];
 {% endif %}
         slot[j] = digit_of(k[j], descending, shift, mask);
 {% if ranking == "serial" %}
         ++counts[slot[j] * WG + lid];
-{% else %}
+{% elif ranking == "bitmask" %}
         atomic_inc(&next_slot[slot[j]]);
 {% endif %}
       }
     }
+{% if ranking == "warp_match" %}
+    /* Per round, the lanes holding digit d set their bits in the warp's mask of d; the highest
+       (the leader) advances the warp's count of d for all of them and shares the old count.
+       Only the leader touches the count, so a plain read and write do. */
+    UNROLL
+    for (uint j = 0; j < EPT; ++j) {
+      if (j == rounds) break; /* the same for the whole work-group */
+      const bool valid = HOLDS(j);
+      const uint digit = valid ? slot[j] : 0;
+      if (valid) atomic_or(&my_masks[digit], 1u << lane);
+      warp_sync();
+      const uint peers = valid ? my_masks[digit] : 0;
+      const uint leader = 31 - clz(peers);
+      const uint peers_up_to_me = popcount(peers & (below | (1u << lane)));
+      const bool leads = valid && lane == leader;
+      uint first = 0;
+      if (leads) {
+        first = my_slots[digit];
+        my_slots[digit] = first + peers_up_to_me;
+        my_masks[digit] = 0;
+      }
+      first = shuffle_from(first, leader);
+      warp_sync();
+      slot[j] = first + peers_up_to_me - 1;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < RADIX; d += WG) {
+      digit_starts[d] = warp_counts_to_offsets(warp_slots, d);
+      if (digit_starts[d] == n) *pass_is_constant = 1;
+    }
+{% else %}
+    barrier(CLK_LOCAL_MEM_FENCE);
+{% endif %}
 {% if ranking == "serial" %}
     SCAN_IN_PLACE(counts, RADIX * WG, RADIX, partial);
     /* Digit d's keys are [counts[d * WG], counts[(d + 1) * WG]) of the output. */
     for (uint d = lid; d <= mask; d += WG) {
       const uint end = d < mask ? counts[(d + 1) * WG] : n;
-      if (end - counts[d * WG] == n) pass_is_constant = 1;
+      if (end - counts[d * WG] == n) *pass_is_constant = 1;
     }
-{% else %}
+{% elif ranking == "bitmask" %}
     /* A pass whose digit is the same for every key would leave them where they are. */
     for (uint d = lid; d <= mask; d += WG)
-      if (next_slot[d] == n) pass_is_constant = 1;
+      if (next_slot[d] == n) *pass_is_constant = 1;
 {% endif %}
     barrier(CLK_LOCAL_MEM_FENCE);
-    const bool skip = pass_is_constant;
+    const bool skip = *pass_is_constant;
     barrier(CLK_LOCAL_MEM_FENCE); /* read by all before the next pass clears it */
     if (skip) continue;
 
@@ -124,14 +170,14 @@ void single_group_sort(__global key_t* keys,
     /* An item's keys of one digit take consecutive slots in its order. */
     UNROLL
     for (uint j = 0; j < EPT; ++j)
-      if (POSITION(j) < n) slot[j] = counts[slot[j] * WG + lid]++;
-{% else %}
+      if (HOLDS(j)) slot[j] = counts[slot[j] * WG + lid]++;
+{% elif ranking == "bitmask" %}
     SCAN_IN_PLACE(next_slot, RADIX, (RADIX + WG - 1) / WG, partial);
     /* Per round, the items holding digit d set their bits in d's mask; an item's slot is d's
        next slot plus the set bits before its own; the round's last item of d advances it. */
     UNROLL
     for (uint j = 0; j < EPT; ++j) {
-      const bool valid = POSITION(j) < n;
+      const bool valid = HOLDS(j);
       const uint digit = valid ? slot[j] : 0;
       __local uint* masks = digit_masks + digit * MASK_WORDS;
       if (valid) atomic_or(&masks[word], bit);
@@ -151,19 +197,56 @@ void single_group_sort(__global key_t* keys,
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
+{% else %}
+#if RADIX == WG
+    digit_starts[lid] = warp_exclusive_scan(digit_starts[lid], partial);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    SCAN_IN_PLACE(digit_starts, RADIX, (RADIX + WG - 1) / WG, partial);
+#endif
+    UNROLL
+    for (uint j = 0; j < EPT; ++j) {
+      if (HOLDS(j)) {
+        const uint digit = digit_of(k[j], descending, shift, mask);
+        slot[j] += digit_starts[digit] + my_slots[digit];
+      }
+    }
 {% endif %}
     barrier(CLK_LOCAL_MEM_FENCE); /* every key is in registers before any moves */
     UNROLL
     for (uint j = 0; j < EPT; ++j) {
-      if (POSITION(j) < n) {
-        tile_keys[slot[j]] = k[j];
+      if (HOLDS(j)) {
+        keys[slot[j]] = k[j];
 {% if value_bytes > 0 %}
-        tile_values[slot[j]] = v[j];
+        values[slot[j]] = v[j];
 {% endif %}
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+}
+
+{% if not segments %}
+/* Sorts keys[0, n) (and values) by bits [begin_bit, end_bit) of the ordered key, n <= TILE. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n,
+                       uint begin_bit, uint end_bit, uint descending) {
+  __local key_t tile_keys[TILE];
+{% if value_bytes > 0 %}
+  __local value_t tile_values[TILE];
+{% endif %}
+  __local uint tables[TABLE_WORDS];
+  __local uint partial[WG];
+  __local uint pass_is_constant;
+  const uint lid = get_local_id(0);
+  for (uint i = lid; i < n; i += WG) {
+    tile_keys[i] = keys[i];
+{% if value_bytes > 0 %}
+    tile_values[i] = values[i];
+{% endif %}
+  }
+  sort_in_local(tile_keys VALUES_ARG(tile_values), n, begin_bit, end_bit, descending, tables,
+                partial, &pass_is_constant);
   for (uint i = lid; i < n; i += WG) {
     keys[i] = tile_keys[i];
 {% if value_bytes > 0 %}
@@ -171,3 +254,91 @@ void single_group_sort(__global key_t* keys,
 {% endif %}
   }
 }
+
+{% else %}
+/* The bucket of ordered key o: its bits [bucket_shift, end_bit). */
+inline key_t bucket_of(key_t k, uint descending, uint bucket_shift, uint end_bit) {
+  const key_t o = ordered_bits(k, descending) >> bucket_shift;
+  const uint width = end_bit - bucket_shift;
+  return width >= {{ key_bits }} ? o : (key_t)(o & (((key_t)1 << width) - 1));
+}
+
+/* Whether position p of keys[0, n) starts a bucket: 0 and n do, and so does a key whose bucket
+   differs from its predecessor's. */
+inline bool starts_bucket(__global const key_t* keys, uint n, uint p, uint descending,
+                          uint bucket_shift, uint end_bit) {
+  return p == 0 || p == n ||
+         bucket_of(keys[p], descending, bucket_shift, end_bit) !=
+             bucket_of(keys[p - 1], descending, bucket_shift, end_bit);
+}
+
+/* found[i]: the first bucket start at or after from_i (i = 0, 1) if one lies within
+   [from_i, from_i + TILE], else n + 1. Both searches share one loop: PoCL takes long to build
+   each loop that holds barriers. Every work-item must call it; ends with a barrier. */
+void find_bucket_starts(__global const key_t* keys, uint n, uint from0, uint from1,
+                        uint descending, uint bucket_shift, uint end_bit, __local uint* found) {
+  const uint lid = get_local_id(0);
+  if (lid < 2) found[lid] = n + 1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint limit0 = min(n, from0 + TILE), limit1 = min(n, from1 + TILE);
+  bool searching = true;
+  for (uint offset = 0; offset <= TILE && searching; offset += WG) {
+    const uint p0 = from0 + offset + lid, p1 = from1 + offset + lid;
+    if (p0 <= limit0 && starts_bucket(keys, n, p0, descending, bucket_shift, end_bit))
+      atomic_min(&found[0], p0);
+    if (p1 <= limit1 && starts_bucket(keys, n, p1, descending, bucket_shift, end_bit))
+      atomic_min(&found[1], p1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    searching = found[0] > n || found[1] > n;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/* The hybrid path's last step. keys_in[0, n) is ordered by bucket (bits [bucket_shift, end_bit)
+   of the ordered key). Work-group g takes the buckets that start in [g, g + 1) * stride, its
+   segment, sorts them by bits [begin_bit, end_bit) in local memory and writes them to the same
+   positions of keys_out (which may be keys_in). A segment of more than TILE keys, or one whose
+   end lies beyond the search, is left unwritten and counted in *overflow: the host
+   then sorts keys_in again by the usual passes. Work-groups with nothing to sort still run
+   every barrier, sorting 0 keys (PoCL 3.1 miscompiles a work-group-uniform early return). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void segment_sort(__global const key_t* keys_in, __global key_t* keys_out,
+{% if value_bytes > 0 %}
+                  __global const value_t* values_in, __global value_t* values_out,
+{% endif %}
+                  uint n, uint begin_bit, uint end_bit, uint descending, uint bucket_shift,
+                  uint stride, __global uint* overflow) {
+  __local key_t tile_keys[TILE];
+{% if value_bytes > 0 %}
+  __local value_t tile_values[TILE];
+{% endif %}
+  __local uint tables[TABLE_WORDS];
+  __local uint partial[WG];
+  __local uint flag;
+  __local uint starts[2];
+  const uint lid = get_local_id(0);
+  const uint from = get_group_id(0) * stride;
+  find_bucket_starts(keys_in, n, from, min(from + stride, n), descending, bucket_shift, end_bit,
+                     starts);
+  const uint begin = starts[0], end = starts[1];
+  /* Without a bucket start in [from, from + stride) no bucket starts here. */
+  const bool has_buckets = begin <= n && begin < from + stride;
+  const bool fits = end <= n && end - begin <= TILE;
+  if (has_buckets && !fits && lid == 0) atomic_inc(overflow);
+  const uint size = has_buckets && fits ? end - begin : 0;
+  for (uint i = lid; i < size; i += WG) {
+    tile_keys[i] = keys_in[begin + i];
+{% if value_bytes > 0 %}
+    tile_values[i] = values_in[begin + i];
+{% endif %}
+  }
+  sort_in_local(tile_keys VALUES_ARG(tile_values), size, begin_bit, end_bit, descending, tables,
+                partial, &flag);
+  for (uint i = lid; i < size; i += WG) {
+    keys_out[begin + i] = tile_keys[i];
+{% if value_bytes > 0 %}
+    values_out[begin + i] = tile_values[i];
+{% endif %}
+  }
+}
+{% endif %}

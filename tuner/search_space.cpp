@@ -60,7 +60,7 @@ SearchSpace default_search_space() {
     "work_group_size": [1, 64, 128, 256, 512],
     "elements_per_thread": [4, 8, 12, 16, 20, 24, 28, 32, 256, 1024, 4096, 16384, 65536],
     "ranking": ["serial", "bitmask", "warp_match"],
-    "algorithm": ["reduce_then_scan", "onesweep", "single_group"],
+    "algorithm": ["reduce_then_scan", "onesweep", "single_group", "hybrid"],
     "scan_work_group_size": [16, 64, 256],
     "scan_elements_per_thread": [4, 16, 256],
     "prefetch_ahead": [0, 1],
@@ -96,8 +96,8 @@ SearchSpace parse_search_space(const json& j) {
 
 namespace {
 
-// What a sort runs with these parameters: onesweep and single_group have no scan kernels, so
-// their scan fields are blanked, and two sets that differ only there are the same candidate.
+// What a sort runs with these parameters: only reduce_then_scan has scan kernels, so the others
+// have their scan fields blanked, and two sets that differ only there are the same candidate.
 Params effective(Params p) {
   if (p.algorithm != Algorithm::reduce_then_scan)
     p.scan_work_group_size = p.scan_elements_per_thread = 0;

@@ -132,28 +132,41 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
   return chain.launch(offsets_kernel_, passes * wg, wg, with_event);
 }
 
-std::vector<std::size_t> OnesweepPlan::varying_passes(const cl::CommandQueue& queue,
-                                                      const Scratch& scratch, std::uint64_t n,
-                                                      std::size_t first, std::size_t passes,
-                                                      const cl::Event& counted) {
-  check(queue.flush(), "flush");  // the read waits for `counted`, which must be submitted
-  std::vector<cl_uint> offsets(passes * radix_);
-  const std::vector<cl::Event> waits{counted};
-  check(readback_queue_.enqueueReadBuffer(scratch.offsets, CL_TRUE, 0, offsets.size() * 4,
-                                          offsets.data(), &waits),
-        "read buffer", "digit offsets");
+std::vector<cl_uint> OnesweepPlan::read_back(const cl::CommandQueue& queue,
+                                             const cl::Buffer& buffer, std::size_t words,
+                                             const cl::Event& after, const char* what) {
+  check(queue.flush(), "flush");  // the read waits for `after`, which must be submitted
+  std::vector<cl_uint> result(words);
+  const std::vector<cl::Event> waits{after};
+  check(readback_queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, words * 4, result.data(), &waits),
+        "read buffer", what);
+  return result;
+}
+
+std::vector<cl_uint> OnesweepPlan::read_offsets(const cl::CommandQueue& queue,
+                                                const Scratch& scratch, std::size_t passes,
+                                                const cl::Event& counted) {
+  return read_back(queue, scratch.offsets, passes * radix_, counted, "digit offsets");
+}
+
+std::vector<std::uint64_t> OnesweepPlan::digit_counts(const std::vector<cl_uint>& offsets,
+                                                      std::uint64_t n, std::size_t pass) const {
+  const cl_uint* row = offsets.data() + pass * radix_;
+  std::vector<std::uint64_t> counts(radix_);
+  for (std::size_t d = 0; d < radix_; ++d)
+    counts[d] = (d + 1 < radix_ ? std::uint64_t{row[d + 1]} : n) - row[d];
+  return counts;
+}
+
+std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>& offsets,
+                                                      std::uint64_t n, std::size_t first,
+                                                      std::size_t passes) const {
   // A pass whose digit is the same for every key would only copy.
-  const auto one_digit_holds_every_key = [&](std::size_t pass) {
-    const cl_uint* row = offsets.data() + pass * radix_;
-    for (std::size_t d = 0; d < radix_; ++d) {
-      const std::uint64_t end = d + 1 < radix_ ? row[d + 1] : n;
-      if (end - row[d] == n) return true;
-    }
-    return false;
-  };
   std::vector<std::size_t> varying;
-  for (std::size_t p = first; p < passes; ++p)
-    if (!one_digit_holds_every_key(p)) varying.push_back(p);
+  for (std::size_t p = first; p < passes; ++p) {
+    const std::vector<std::uint64_t> counts = digit_counts(offsets, n, p);
+    if (std::find(counts.begin(), counts.end(), n) == counts.end()) varying.push_back(p);
+  }
   return varying;
 }
 
@@ -196,7 +209,8 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
-    passes = varying_passes(chain.queue(), scratch, n, 0, digits.size(), counted);
+    passes = varying_passes(read_offsets(chain.queue(), scratch, digits.size(), counted), n, 0,
+                            digits.size());
   else
     for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
   const bool read_after_first_pass =
@@ -211,21 +225,22 @@ void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, c
                                   std::uint64_t n, const SortSpec& spec,
                                   const std::vector<PassDigit>& digits,
                                   std::vector<std::size_t> passes, const cl::Event& counted,
-                                  bool read_after_first_pass) {
-  const PassData* from = &data;
-  const PassData* to = &scratch.data;
+                                  bool read_after_first_pass, const PassData* source,
+                                  std::size_t first_run) {
+  const PassData* from = source ? source : &data;
+  const PassData* to = from == &data ? &scratch.data : &data;
   for (std::size_t run = 0; run < passes.size(); ++run) {
     const std::size_t pass = passes[run];
     const bool list_final = run > 0 || !read_after_first_pass;
     // The caller needs an event of the last command only: the last pass's where no copy follows.
-    const bool last = list_final && run + 1 == passes.size() && passes.size() % 2 == 0;
-    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, run, digits[pass], last);
+    const bool last = list_final && run + 1 == passes.size() && to == &data;
+    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, first_run + run, digits[pass], last);
     std::swap(from, to);
     // The counts are read while the first pass runs; the passes after it that they show to be
     // constant are dropped.
     if (!list_final) {
-      const std::vector<std::size_t> later =
-          varying_passes(chain.queue(), scratch, n, pass + 1, digits.size(), counted);
+      const std::vector<std::size_t> later = varying_passes(
+          read_offsets(chain.queue(), scratch, digits.size(), counted), n, pass + 1, digits.size());
       passes.resize(1);
       passes.insert(passes.end(), later.begin(), later.end());
     }

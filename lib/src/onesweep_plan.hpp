@@ -28,7 +28,7 @@ class OnesweepPlan : public SortPlan {
            const SortSpec& spec) override;
   void reserve(std::uint64_t n) override;
 
- private:
+ protected:
   /// The histograms, the tile ticket and two regions of look-back status (runs of the pass
   /// kernel alternate between them): aligned sub-buffers of `whole`. The kernels return the
   /// first two to zero as they finish and clear each run's status before it (a fill cost a
@@ -56,19 +56,28 @@ class OnesweepPlan : public SortPlan {
   cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const cl::Buffer& keys,
                          std::uint64_t n, const SortSpec& spec, std::size_t passes,
                          bool fill_counters, bool with_event);
-  /// Reads the digit offsets back once `counted` completes, through the plan's own queue so
-  /// that the read does not wait for what `queue` runs after it, and returns the passes (from
-  /// `first` on) whose digit varies.
-  std::vector<std::size_t> varying_passes(const cl::CommandQueue& queue, const Scratch& scratch,
-                                          std::uint64_t n, std::size_t first, std::size_t passes,
-                                          const cl::Event& counted);
-  /// Enqueues `passes`, then a copy back if they end in scratch. If `read_after_first_pass`, the
-  /// counts are read once `counted` (the offsets' event) completes, while the first pass runs,
-  /// and the later passes they show constant are dropped.
+  /// Reads `words` words of `buffer` once `after` completes, through the plan's own queue so
+  /// that the read does not wait for what `queue` runs after it.
+  std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                                 std::size_t words, const cl::Event& after, const char* what);
+  /// The digit offsets of `passes` passes, read back once `counted` completes.
+  std::vector<cl_uint> read_offsets(const cl::CommandQueue& queue, const Scratch& scratch,
+                                    std::size_t passes, const cl::Event& counted);
+  /// Keys of each digit of `pass` among n, from the offsets read back.
+  std::vector<std::uint64_t> digit_counts(const std::vector<cl_uint>& offsets, std::uint64_t n,
+                                          std::size_t pass) const;
+  /// The passes in [first, passes) whose digit varies, from the offsets read back.
+  std::vector<std::size_t> varying_passes(const std::vector<cl_uint>& offsets, std::uint64_t n,
+                                          std::size_t first, std::size_t passes) const;
+  /// Enqueues `passes` as runs first_run, first_run + 1, ... from `source` (data where null;
+  /// else the keys there, in data or scratch), then a copy back if they end in scratch. If
+  /// `read_after_first_pass`, the counts are read once `counted` (the offsets' event)
+  /// completes, while the first pass runs, and the later passes they show constant are dropped.
   void enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
                       std::uint64_t n, const SortSpec& spec, const std::vector<PassDigit>& digits,
                       std::vector<std::size_t> passes, const cl::Event& counted,
-                      bool read_after_first_pass);
+                      bool read_after_first_pass, const PassData* source = nullptr,
+                      std::size_t first_run = 0);
   /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
   /// skipped) from `from` to `to`, with an event if `with_event`.
   void enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "clsort/error.hpp"
 #include "device_info.hpp"
@@ -32,10 +33,11 @@ constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
     {{Ranking::serial, "serial"},
      {Ranking::bitmask, "bitmask"},
      {Ranking::warp_match, "warp_match"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 3> algorithm_names{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 4> algorithm_names{
     {{Algorithm::reduce_then_scan, "reduce_then_scan"},
      {Algorithm::onesweep, "onesweep"},
-     {Algorithm::single_group, "single_group"}}};
+     {Algorithm::single_group, "single_group"},
+     {Algorithm::hybrid, "hybrid"}}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(Enum value,
@@ -129,16 +131,28 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
 }
 
 // The whole array in local memory, the ranking's tables (serial: every item's digit counters;
-// bitmask: the digit masks of one round and the digit slots) and the scan.
+// bitmask: the digit masks of one round and the digit slots; warp_match: each warp's slot
+// counters and masks, and the digit starts) and the scan.
 std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
                                      std::size_t value_bytes) {
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   const std::size_t mask_words = (wg + 31) / 32;
-  const std::size_t ranking_tables = p.ranking == Ranking::serial
-                                         ? digit_count(p) * wg * 2  // 16-bit counters per item
-                                         : digit_count(p) * (mask_words + 1) * 4;
+  std::size_t ranking_tables = digit_count(p) * (mask_words + 1) * 4;
+  if (p.ranking == Ranking::serial) ranking_tables = digit_count(p) * wg * 2;
+  if (p.ranking == Ranking::warp_match)
+    ranking_tables = (2 * warp_table_bytes(p)) + digit_count(p) * 4;
   return single_group_capacity(p) * (key_bytes + value_bytes) + ranking_tables + wg * 4 +
          kernel_slack;
+}
+
+// Keys per work-item of the hybrid path's segment kernel: as many as local memory holds, up to
+// the 32 whose registers unrolled loops keep (0: not even one).
+int segment_elements_per_thread(const Params& segment, std::size_t key_bytes,
+                                std::size_t value_bytes, std::uint64_t local_memory_bytes) {
+  Params sized = segment;
+  for (sized.elements_per_thread = 32; sized.elements_per_thread > 0; --sized.elements_per_thread)
+    if (single_group_local_bytes(sized, key_bytes, value_bytes) <= local_memory_bytes) break;
+  return sized.elements_per_thread;
 }
 
 }  // namespace
@@ -156,6 +170,21 @@ bool fit_work_groups(Params& params, std::size_t limit) {
   params.work_group_size = std::min(params.work_group_size, cap);
   params.scan_work_group_size = std::min(params.scan_work_group_size, cap);
   return true;
+}
+
+std::optional<Params> hybrid_segment_params(const Params& params, std::size_t key_bytes,
+                                            std::size_t value_bytes,
+                                            std::uint64_t local_memory_bytes) {
+  Params segment = params;
+  segment.algorithm = Algorithm::single_group;
+  segment.prefetch_ahead = 0;
+  // Serial ranking needs no barrier per round of keys: PoCL took minutes to build bitmask
+  // ranking's rounds unrolled 32 times.
+  if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
+  segment.elements_per_thread =
+      segment_elements_per_thread(segment, key_bytes, value_bytes, local_memory_bytes);
+  if (segment.elements_per_thread == 0) return std::nullopt;
+  return segment;
 }
 
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
@@ -188,11 +217,10 @@ void validate(const Params& params) {
   if (params.scan_work_group_size * params.scan_elements_per_thread < 2)
     throw Error("validate parameters",
                 "scan_work_group_size * scan_elements_per_thread must be at least 2");
-  const bool onesweep = params.algorithm == Algorithm::onesweep;
+  // The hybrid path's top digits run onesweep's passes.
+  const bool onesweep =
+      params.algorithm == Algorithm::onesweep || params.algorithm == Algorithm::hybrid;
   if (params.algorithm == Algorithm::single_group) {
-    if (params.ranking == Ranking::warp_match)
-      throw Error("validate parameters",
-                  "algorithm = single_group needs ranking = serial or bitmask");
     // Serial ranking's 16-bit counters hold slots up to 65535.
     if (params.ranking == Ranking::serial && single_group_capacity(params) > 65536)
       throw Error("validate parameters",
@@ -201,16 +229,19 @@ void validate(const Params& params) {
                       std::to_string(single_group_capacity(params)));
   }
   if (onesweep && params.ranking == Ranking::serial)
-    throw Error("validate parameters", "ranking = serial needs algorithm = reduce_then_scan");
-  if (!onesweep && params.ranking == Ranking::warp_match)
-    throw Error("validate parameters", "ranking = warp_match needs algorithm = onesweep");
+    throw Error("validate parameters",
+                "ranking = serial needs algorithm = reduce_then_scan or single_group");
+  if (params.algorithm == Algorithm::reduce_then_scan && params.ranking == Ranking::warp_match)
+    throw Error("validate parameters",
+                "ranking = warp_match needs algorithm = onesweep, hybrid or single_group");
   if (params.ranking == Ranking::warp_match && params.work_group_size % 32 != 0)
     throw Error("validate parameters",
                 "ranking = warp_match needs work_group_size a multiple of 32");
-  // The prefetch is a PTX instruction: it exists only beside warp_match's.
-  if (params.prefetch_ahead > 0 && params.ranking != Ranking::warp_match)
-    throw Error("validate parameters", "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
-                                           " needs ranking = warp_match (0 otherwise)");
+  // The prefetch is a PTX instruction in onesweep's pass kernel beside warp_match's.
+  if (params.prefetch_ahead > 0 && (params.ranking != Ranking::warp_match || !onesweep))
+    throw Error("validate parameters",
+                "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
+                    " needs ranking = warp_match and algorithm = onesweep or hybrid (0 otherwise)");
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
@@ -219,6 +250,15 @@ std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size
       return onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes;
     case Algorithm::single_group:
       return single_group_local_bytes(p, key_bytes, value_bytes);
+    case Algorithm::hybrid: {
+      // The segment kernel adapts to the device; one key per work-item is its least.
+      Params segment = p;
+      segment.algorithm = Algorithm::single_group;
+      if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
+      segment.elements_per_thread = 1;
+      return std::max(onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes,
+                      single_group_local_bytes(segment, key_bytes, value_bytes));
+    }
     default:
       return reduce_then_scan_local_bytes(p, key_bytes, value_bytes);
   }
@@ -313,6 +353,11 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes,
   if (limits.is_cpu) {
     p.work_group_size = 1;
     p.elements_per_thread = 4096;
+  } else if (limits.has_warp_match && limits.max_work_group_size >= 256) {
+    // H200, host clock around sort and finish, u32 keys at 1,024: 0.021 ms against 0.039 with
+    // the serial ranking below (4 passes of 8 bits instead of 8 of 4).
+    p.ranking = Ranking::warp_match;
+    p.work_group_size = 256;
   } else {
     p.radix_bits = 4;
     p.work_group_size = 256;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "clsort/opencl.hpp"
@@ -61,6 +62,13 @@ bool fit_work_groups(Params& params, std::size_t limit);
 /// else in the tile buffer (the layout validation asks room for).
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
                                std::uint64_t local_memory_bytes);
+
+/// The hybrid path's segment-kernel parameters for `params`: single_group with its ranking, radix
+/// bits and work-group size and as many keys per work-item (up to 32) as `local_memory_bytes`
+/// holds; nullopt where not even one fits.
+std::optional<Params> hybrid_segment_params(const Params& params, std::size_t key_bytes,
+                                            std::size_t value_bytes,
+                                            std::uint64_t local_memory_bytes);
 
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);

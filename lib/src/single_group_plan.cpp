@@ -10,8 +10,9 @@ SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& d
                                  const KernelConfig& config)
     : config_(config) {
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
-  const cl::Program program =
-      build_template(context, device, "single_group.cl", kernel_template_variables(config));
+  TemplateContext variables = kernel_template_variables(config);
+  variables["segments"] = false;
+  const cl::Program program = build_template(context, device, "single_group.cl", variables);
   kernel_ = make_kernel(program, device, "single_group_sort",
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "hybrid_plan.hpp"
 #include "onesweep_plan.hpp"
 #include "reduce_then_scan_plan.hpp"
 #include "single_group_plan.hpp"
@@ -22,6 +23,8 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
                                          const KernelConfig& config) {
   if (config.params.algorithm == Algorithm::onesweep)
     return std::make_unique<OnesweepPlan>(context, device, config);
+  if (config.params.algorithm == Algorithm::hybrid)
+    return std::make_unique<HybridPlan>(context, device, config);
   if (config.params.algorithm == Algorithm::single_group)
     return std::make_unique<SingleGroupPlan>(context, device, config);
   return std::make_unique<ReduceThenScanPlan>(context, device, config);

@@ -25,10 +25,20 @@ enum class Algorithm {
   /// host round trip (for small sorts: at most work_group_size * elements_per_thread keys, as
   /// local memory allows; larger sorts of a class that chose it run the built-in default).
   /// Serial ranking (each work-item counts its consecutive keys per digit in 16-bit counters:
-  /// three barriers and a scan per pass, at most 65,536 keys) or bitmask ranking (rounds of
-  /// one key per work-item, for radix widths whose counters would not fit). The scan fields
-  /// are unused.
+  /// three barriers and a scan per pass, at most 65,536 keys), bitmask ranking (rounds of
+  /// one key per work-item, for radix widths whose counters would not fit) or warp_match
+  /// ranking (as onesweep's). The scan fields are unused.
   single_group,
+  /// Most significant digits first, for wide keys: onesweep's histogram, then onesweep passes
+  /// over only the top varying digits, as many as leave buckets of a few hundred keys; then
+  /// each work-group sorts the buckets that start in its stretch of the array (a segment)
+  /// wholly in local memory, by every bit, in one read and one write. 64-bit keys move 3-4
+  /// times instead of 8. The segment kernel has onesweep's radix bits, work-group size and
+  /// ranking, and as many keys per work-item (at most 32) as local memory holds. The call
+  /// waits for the device twice (digit counts, then whether a segment overflowed); a segment
+  /// larger than local memory makes the sort run onesweep's passes over the bucketed keys.
+  /// ConstantPassCheck::never runs plain onesweep.
+  hybrid,
 };
 
 /// How a block of keys is ranked stably before the scatter.
@@ -40,7 +50,7 @@ enum class Ranking {
   /// A work-group ranks rounds of keys with per-digit bitmasks in local memory (any device).
   bitmask,
   /// Warps find the keys sharing their digit with per-warp masks in local memory and rank them
-  /// with one atomic per digit group and a shuffle through inline PTX (onesweep only; NVIDIA
+  /// with one atomic per digit group and a shuffle through inline PTX (not reduce_then_scan; NVIDIA
   /// GPUs of compute capability 7.0 or later reporting 32-wide warps through
   /// cl_nv_device_attribute_query).
   warp_match,
@@ -111,9 +121,10 @@ Params default_params(const cl::Device& device, std::size_t key_bytes = 4,
 
 /// The built-in default for sorts of at most single_group_capacity() keys of those widths: one
 /// work-group with serial ranking, no host round trip. CPUs: one work-item of 4,096 keys, 8-bit
-/// digits (PoCL, u64 keys at 4,096: 0.085 ms against 0.26 for default_params). Other devices:
-/// 256 work-items of up to 16 keys, 4-bit digits, shrunk to the device's limits (H200, u32 keys
-/// at 1,024, host clock around sort and finish: 0.047 ms against 0.11).
+/// digits (PoCL, u64 keys at 4,096: 0.085 ms against 0.26 for default_params). NVIDIA GPUs
+/// with warp_match: 256 work-items of up to 16 keys, 8-bit digits ranked by warps (H200, u32
+/// keys at 1,024, host clock around sort and finish: 0.021 ms). Other devices: 256 work-items of
+/// up to 16 keys, 4-bit digits, serial ranking, shrunk to the device's limits (H200: 0.039 ms).
 Params default_small_params(const cl::Device& device, std::size_t key_bytes = 4,
                             std::size_t value_bytes = 0);
 

@@ -1,0 +1,123 @@
+// Hybrid sorts: bucket by the top varying digits with onesweep passes, then sort each segment
+// whole.
+#include "hybrid_plan.hpp"
+
+#include <algorithm>
+
+#include "device_info.hpp"
+#include "kernel_args.hpp"
+#include "kernel_build.hpp"
+
+namespace clsort::detail {
+namespace {
+
+KernelConfig segment_config(const cl::Device& device, const KernelConfig& config) {
+  const std::optional<Params> segment =
+      hybrid_segment_params(config.params, key_size(config.key_type), config.value_bytes,
+                            query_limits(device).local_memory_bytes);
+  if (!segment)
+    throw Error("build kernels",
+                "algorithm = hybrid: not even one key per work-item of the "
+                "segment kernel fits the local memory of " +
+                    query_limits(device).name);
+  KernelConfig result = config;
+  result.params = *segment;
+  return result;
+}
+
+}  // namespace
+
+HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
+                       const KernelConfig& config)
+    : OnesweepPlan(context, device, config) {
+  const KernelConfig segment = segment_config(device, config);
+  segment_tile_ = single_group_capacity(segment.params);
+  TemplateContext variables = kernel_template_variables(segment);
+  variables["segments"] = true;
+  const cl::Program program = build_template(context, device, "single_group.cl", variables);
+  segment_kernel_ =
+      make_kernel(program, device, "segment_sort",
+                  static_cast<std::size_t>(segment.params.work_group_size), "work_group_size");
+}
+
+std::size_t HybridPlan::bucket_passes(
+    const std::vector<std::vector<std::uint64_t>>& counts_of_varying, std::uint64_t n,
+    std::uint64_t tile) {
+  if (counts_of_varying.size() < 3) return 0;
+  const std::size_t most = counts_of_varying.size() - 2;
+  double buckets = 1;
+  for (std::size_t top = 1; top <= most; ++top) {
+    const auto& counts = counts_of_varying[counts_of_varying.size() - top];
+    const auto present =
+        std::count_if(counts.begin(), counts.end(), [](std::uint64_t c) { return c > 0; });
+    // Few digits present hint at few distinct keys, whose digits go together: the product
+    // would then promise buckets that never come (and each overflow costs every pass again).
+    if (static_cast<std::size_t>(present) * 4 < counts.size()) return 0;
+    buckets *= static_cast<double>(present);
+    if (static_cast<double>(n) / buckets <= static_cast<double>(tile) / 4) return top;
+  }
+  return 0;  // includes n / buckets > tile: some bucket certainly overflows
+}
+
+void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
+                     const SortSpec& spec) {
+  if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
+    return OnesweepPlan::run(chain, data, n, spec);
+  const std::vector<PassDigit> digits =
+      pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
+  const Scratch scratch = scratch_for(n);
+  const bool fill_counters = !counters_.clean;
+  counters_.clean = false;  // until every command of the sort is enqueued
+  const cl::Event counted =
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, true);
+  const std::vector<cl_uint> offsets = read_offsets(chain.queue(), scratch, digits.size(), counted);
+  const std::vector<std::size_t> varying = varying_passes(offsets, n, 0, digits.size());
+  std::vector<std::vector<std::uint64_t>> counts;
+  for (std::size_t pass : varying) counts.push_back(digit_counts(offsets, n, pass));
+  const std::size_t top = bucket_passes(counts, n, segment_tile_);
+  if (top == 0) {
+    if (!varying.empty())
+      enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false);
+    counters_.clean = true;
+    return;
+  }
+  const std::vector<std::size_t> bucket_digits(varying.end() - top, varying.end());
+  const PassData* from = &data;
+  const PassData* to = &scratch.data;
+  for (std::size_t run = 0; run < top; ++run) {
+    enqueue_pass(chain, scratch, *from, *to, n, spec, bucket_digits[run], run,
+                 digits[bucket_digits[run]], false);
+    std::swap(from, to);
+  }
+  // An overflowing segment leaves `from` holding every key in bucket order, each equal key
+  // still after those before it in the input: the usual passes over it sort stably.
+  if (sort_segments(chain, *from, data, n, spec, digits[bucket_digits.front()].shift))
+    enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, from, top);
+  counters_.clean = true;
+}
+
+bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
+                               std::uint64_t n, const SortSpec& spec, unsigned bucket_shift) {
+  const cl::Buffer& overflow = overflow_.at_least(context_, 4, "segment overflow count");
+  chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+    check(chain.queue().enqueueFillBuffer(overflow, cl_uint{0}, 0, 4, waits, event), "enqueue fill",
+          "segment overflow count");
+  });
+  // Segments start every half tile, so that buckets of up to half a tile fit after them.
+  const std::uint64_t stride = segment_tile_ / 2 > 0 ? segment_tile_ / 2 : 1;
+  KernelArgs args(segment_kernel_, false);
+  args.buffer(from.keys).buffer(data.keys);
+  if (config_.value_bytes > 0) args.buffer(from.values).buffer(data.values);
+  args.u32(static_cast<std::uint32_t>(n))
+      .u32(spec.begin_bit)
+      .u32(spec.end_bit)
+      .u32(spec.descending)
+      .u32(bucket_shift)
+      .u32(static_cast<std::uint32_t>(stride))
+      .buffer(overflow);
+  const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
+  const cl::Event sorted = chain.launch(segment_kernel_, (n + stride - 1) / stride * wg, wg, true);
+  return read_back(chain.queue(), overflow, 1, sorted, "segment overflow count")[0] != 0;
+}
+
+}  // namespace clsort::detail
