@@ -145,14 +145,16 @@ std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
          kernel_slack;
 }
 
-// Keys per work-item of the hybrid path's segment kernel: as many as local memory holds, up to
-// the 32 whose registers unrolled loops keep (0: not even one).
-int segment_elements_per_thread(const Params& segment, std::size_t key_bytes,
-                                std::size_t value_bytes, std::uint64_t local_memory_bytes) {
-  Params sized = segment;
-  for (sized.elements_per_thread = 32; sized.elements_per_thread > 0; --sized.elements_per_thread)
-    if (single_group_local_bytes(sized, key_bytes, value_bytes) <= local_memory_bytes) break;
-  return sized.elements_per_thread;
+// The hybrid path's segment kernel for `p`, one key per work-item: single_group with p's radix
+// bits, work-group size and ranking, except that bitmask ranking becomes serial (it needs no
+// barrier per round of keys: PoCL took minutes to build bitmask's rounds unrolled 32 times).
+Params segment_kernel_base(const Params& p) {
+  Params segment = p;
+  segment.algorithm = Algorithm::single_group;
+  segment.prefetch_ahead = 0;
+  segment.elements_per_thread = 1;
+  if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
+  return segment;
 }
 
 }  // namespace
@@ -175,16 +177,14 @@ bool fit_work_groups(Params& params, std::size_t limit) {
 std::optional<Params> hybrid_segment_params(const Params& params, std::size_t key_bytes,
                                             std::size_t value_bytes,
                                             std::uint64_t local_memory_bytes) {
-  Params segment = params;
-  segment.algorithm = Algorithm::single_group;
-  segment.prefetch_ahead = 0;
-  // Serial ranking needs no barrier per round of keys: PoCL took minutes to build bitmask
-  // ranking's rounds unrolled 32 times.
-  if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
-  segment.elements_per_thread =
-      segment_elements_per_thread(segment, key_bytes, value_bytes, local_memory_bytes);
-  if (segment.elements_per_thread == 0) return std::nullopt;
-  return segment;
+  // As many keys per work-item as local memory holds, up to the 32 that unrolled loops keep in
+  // registers.
+  Params segment = segment_kernel_base(params);
+  for (segment.elements_per_thread = 32; segment.elements_per_thread > 0;
+       --segment.elements_per_thread)
+    if (single_group_local_bytes(segment, key_bytes, value_bytes) <= local_memory_bytes)
+      return segment;
+  return std::nullopt;
 }
 
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
@@ -252,12 +252,8 @@ std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size
       return single_group_local_bytes(p, key_bytes, value_bytes);
     case Algorithm::hybrid: {
       // The segment kernel adapts to the device; one key per work-item is its least.
-      Params segment = p;
-      segment.algorithm = Algorithm::single_group;
-      if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
-      segment.elements_per_thread = 1;
       return std::max(onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes,
-                      single_group_local_bytes(segment, key_bytes, value_bytes));
+                      single_group_local_bytes(segment_kernel_base(p), key_bytes, value_bytes));
     }
     default:
       return reduce_then_scan_local_bytes(p, key_bytes, value_bytes);
