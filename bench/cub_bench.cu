@@ -2,6 +2,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,9 +21,13 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
+// events: CUDA events around the sort (launch latency left out); host: the host's steady clock
+// around the sort and a stream synchronize, as clsort-bench --wall-clock times clsort.
+enum class Clock { events, host };
+
 template <class K>
 double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsigned char>& keys,
-                int end_bit, int warmup, int repeats) {
+                int end_bit, Clock clock, int warmup, int repeats) {
   K *pristine, *k0, *k1;
   unsigned *v0 = nullptr, *v1 = nullptr;
   check(cudaMalloc(&pristine, n * sizeof(K)), "cudaMalloc");
@@ -48,15 +53,23 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
   std::vector<double> ms;
   for (int r = 0; r < warmup + repeats; ++r) {
     check(cudaMemcpy(key_buffers.Current(), pristine, n * sizeof(K), cudaMemcpyDeviceToDevice), "restore");
-    cudaEventRecord(start);
+    check(cudaDeviceSynchronize(), "restore");
+    const auto host_start = std::chrono::steady_clock::now();
+    if (clock == Clock::events) cudaEventRecord(start);
     if (value_bytes)
       cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key_buffers, value_buffers, n, 0, end_bit);
     else
       cub::DeviceRadixSort::SortKeys(temp, temp_bytes, key_buffers, n, 0, end_bit);
-    cudaEventRecord(stop);
-    check(cudaEventSynchronize(stop), "sort");
     float t = 0;
-    cudaEventElapsedTime(&t, start, stop);
+    if (clock == Clock::events) {
+      cudaEventRecord(stop);
+      check(cudaEventSynchronize(stop), "sort");
+      cudaEventElapsedTime(&t, start, stop);
+    } else {
+      check(cudaStreamSynchronize(0), "sort");
+      t = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - host_start)
+              .count();
+    }
     if (r >= warmup) ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
@@ -66,14 +79,22 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
 
 }  // namespace
 
-// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT]]; prints CSV rows. With
-// END_BIT, keys are sorted by their bits [0, END_BIT) only (where the key is wider).
+// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT [CLOCK]]]; prints CSV
+// rows. With END_BIT above 0, keys are sorted by their bits [0, END_BIT) only (where the key is
+// wider). CLOCK is `events` (the default) or `host`; host-clock rows are named cub/host.
 int main(int argc, char** argv) {
   const int min_log2 = argc > 1 ? std::atoi(argv[1]) : 20;
   const int max_log2 = argc > 2 ? std::atoi(argv[2]) : 28;
   const int step = argc > 3 ? std::atoi(argv[3]) : 2;
   const std::string distribution = argc > 4 ? argv[4] : "uniform";
   const int end_bit_arg = argc > 5 ? std::atoi(argv[5]) : 0;
+  const std::string clock_name = argc > 6 ? argv[6] : "events";
+  if (clock_name != "events" && clock_name != "host") {
+    std::fprintf(stderr, "clsort-bench-cub: CLOCK must be events or host, not '%s'\n",
+                 clock_name.c_str());
+    return 2;
+  }
+  const Clock clock = clock_name == "host" ? Clock::host : Clock::events;
   cudaDeviceProp properties;
   check(cudaGetDeviceProperties(&properties, 0), "device");
   std::printf("%s\n", csv_header());
@@ -87,11 +108,12 @@ int main(int argc, char** argv) {
       const int key_bits = static_cast<int>(c.key_bytes * 8);
       const int end_bit = end_bit_arg > 0 ? std::min(end_bit_arg, key_bits) : key_bits;
       double ms = 0;
-      if (type == "u32") ms = time_cub<unsigned>(n, c.value_bytes, keys, end_bit, 2, 10);
-      if (type == "f32") ms = time_cub<float>(n, c.value_bytes, keys, end_bit, 2, 10);
-      if (type == "u64") ms = time_cub<unsigned long long>(n, c.value_bytes, keys, end_bit, 2, 10);
-      if (type == "f64") ms = time_cub<double>(n, c.value_bytes, keys, end_bit, 2, 10);
-      const std::string name = end_bit < key_bits ? "cub/" + std::to_string(end_bit) + "b" : "cub";
+      if (type == "u32") ms = time_cub<unsigned>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
+      if (type == "f32") ms = time_cub<float>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
+      if (type == "u64") ms = time_cub<unsigned long long>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
+      if (type == "f64") ms = time_cub<double>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
+      std::string name = end_bit < key_bits ? "cub/" + std::to_string(end_bit) + "b" : "cub";
+      if (clock == Clock::host) name += "/host";
       const Row row{name, properties.name, type, c.value_bytes, distribution, n, ms};
       std::printf("%s\n", csv_line(row).c_str());
     }
