@@ -52,7 +52,8 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
   cudaEventCreate(&stop);
   std::vector<double> ms;
   for (int r = 0; r < warmup + repeats; ++r) {
-    check(cudaMemcpy(key_buffers.Current(), pristine, n * sizeof(K), cudaMemcpyDeviceToDevice), "restore");
+    check(cudaMemcpy(key_buffers.Current(), pristine, n * sizeof(K), cudaMemcpyDeviceToDevice),
+          "restore");
     check(cudaDeviceSynchronize(), "restore");
     const auto host_start = std::chrono::steady_clock::now();
     if (clock == Clock::events) cudaEventRecord(start);
@@ -98,7 +99,11 @@ int main(int argc, char** argv) {
   cudaDeviceProp properties;
   check(cudaGetDeviceProperties(&properties, 0), "device");
   std::printf("%s\n", csv_header());
-  struct Case { const char* type; std::size_t key_bytes; std::size_t value_bytes; };
+  struct Case {
+    const char* type;
+    std::size_t key_bytes;
+    std::size_t value_bytes;
+  };
   for (const Case c : {Case{"u32", 4, 0}, Case{"u32", 4, 4}, Case{"f32", 4, 0}, Case{"u64", 8, 0},
                        Case{"u64", 8, 4}, Case{"f64", 8, 0}}) {
     for (int log2n = min_log2; log2n <= max_log2; log2n += step) {
@@ -110,7 +115,8 @@ int main(int argc, char** argv) {
       double ms = 0;
       if (type == "u32") ms = time_cub<unsigned>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
       if (type == "f32") ms = time_cub<float>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
-      if (type == "u64") ms = time_cub<unsigned long long>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
+      if (type == "u64")
+        ms = time_cub<unsigned long long>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
       if (type == "f64") ms = time_cub<double>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
       std::string name = end_bit < key_bits ? "cub/" + std::to_string(end_bit) + "b" : "cub";
       if (clock == Clock::host) name += "/host";

@@ -32,13 +32,16 @@ typedef {{ value_storage }} value_t;
 #define MASK_WORDS ((WG + 31) / 32)
 #define TABLE_WORDS (RADIX * (MASK_WORDS + 1))
 {% else %}
+/* 16-bit slot counters (n < 65536): 4,096 pairs of 32-bit keys and values then fit 48 KiB
+   beside 256 work-items' tables. */
+#define WARP_SLOT_T ushort
 {% include "warp.cl" %}
 /* Warp w holds positions [w * span, (w + 1) * span) in `rounds` rounds of WARP, as few rounds
-   as n needs, so that every warp ranks a share of a small sort. Tables: each warp's slot
-   counter and mask per digit, then each digit's first slot. */
+   as n needs, so that every warp ranks a share of a small sort. Tables: each warp's mask per
+   digit, each digit's first slot, then each warp's 16-bit slot counter per digit. */
 #define POSITION(j) (warp * (rounds * WARP) + (j) * WARP + lane)
 #define HOLDS(j) ((j) < rounds && POSITION(j) < n)
-#define TABLE_WORDS (2 * WARPS * RADIX + RADIX)
+#define TABLE_WORDS (WARPS * RADIX + RADIX + WARPS * RADIX / 2)
 {% endif %}
 
 /* Exclusive scan of counts[0, length) in place, each item scanning a run of `per_item`
@@ -73,14 +76,14 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
   const uint word = lid / 32, bit = 1u << (lid % 32), below = bit - 1u;
   for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
 {% else %}
+  __local uint* warp_masks = tables;
+  __local uint* digit_starts = tables + WARPS * RADIX;
   /* warp_slots[w * RADIX + d]: warp w's keys of digit d so far, then the slot of its first. */
-  __local uint* warp_slots = tables;
-  __local uint* warp_masks = tables + WARPS * RADIX;
-  __local uint* digit_starts = tables + 2 * WARPS * RADIX;
+  __local ushort* warp_slots = (__local ushort*)(digit_starts + RADIX);
   const uint warp = lid / WARP, lane = lid % WARP;
   const uint rounds = (n + WG - 1) / WG;
   const uint below = lanes_below();
-  __local uint* my_slots = warp_slots + warp * RADIX;
+  __local ushort* my_slots = warp_slots + warp * RADIX;
   __local uint* my_masks = warp_masks + warp * RADIX;
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_masks[i] = 0;
 {% endif %}
@@ -134,7 +137,7 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
       uint first = 0;
       if (leads) {
         first = my_slots[digit];
-        my_slots[digit] = first + peers_up_to_me;
+        my_slots[digit] = (ushort)(first + peers_up_to_me);
         my_masks[digit] = 0;
       }
       first = shuffle_from(first, leader);

@@ -45,8 +45,12 @@ inline uint warp_exclusive_scan(uint value, __local uint* warp_totals) {
 }
 
 /* For digit d, the warps' counts warp_slots[w * RADIX + d] become each warp's first slot within
-   the digit, in warp order; returns the digit's total. */
-inline uint warp_counts_to_offsets(__local uint* warp_slots, uint d) {
+   the digit, in warp order; returns the digit's total. The counters are WARP_SLOT_T, uint
+   unless the includer chose narrower ones. */
+#ifndef WARP_SLOT_T
+#define WARP_SLOT_T uint
+#endif
+inline uint warp_counts_to_offsets(__local WARP_SLOT_T* warp_slots, uint d) {
   uint running = 0;
   for (uint w = 0; w < WARPS; ++w) {
     const uint count = warp_slots[w * RADIX + d];

@@ -158,6 +158,37 @@ BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
                         [](const Error& e) { return message_has(e, "CL_DEVICE_LOCAL_MEM_SIZE"); });
 }
 
+// single_group's serial and warp_match rankings count slots in 16 bits; warp_match's tables
+// (a mask per warp and digit, 16-bit counters, digit starts) leave 4,096 pairs of 32-bit keys and
+// values within 48 KiB at 256 work-items.
+BOOST_AUTO_TEST_CASE(single_group_slot_counters_bound_its_capacity) {
+  Params p;
+  p.algorithm = Algorithm::single_group;
+  p.ranking = Ranking::warp_match;
+  p.radix_bits = 8;
+  p.work_group_size = 256;
+  p.elements_per_thread = 16;
+  BOOST_TEST(local_memory_bytes(p, 4, 4) ==
+             4096u * 8u + 8u * 256u * 6u + 256u * 4u + 256u * 4u + 16u);
+  BOOST_TEST(local_memory_bytes(p, 4, 4) <= 48u * 1024u);
+  p.work_group_size = 32;
+  p.elements_per_thread = 2047;
+  BOOST_CHECK_NO_THROW(validate(p));
+  p.elements_per_thread = 2048;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "ranking = warp_match holds at most 65535 keys") &&
+           message_has(e, "= 65536");
+  });
+  p.ranking = Ranking::serial;
+  BOOST_CHECK_NO_THROW(validate(p));
+  p.elements_per_thread = 2049;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "ranking = serial holds at most 65536 keys");
+  });
+  p.ranking = Ranking::bitmask;
+  BOOST_CHECK_NO_THROW(validate(p));
+}
+
 BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
   const cl::Device device = test_device();
   Params p;

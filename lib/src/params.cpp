@@ -97,7 +97,8 @@ std::size_t onesweep_tile_keys(const Params& p) {
          static_cast<std::size_t>(p.elements_per_thread);
 }
 
-// warp_match: one word per warp and digit, for the slot counters and again for the digit masks.
+// warp_match: a table of one word per warp and digit (onesweep keeps its slot counters and its
+// digit masks in two; single_group its masks, beside 16-bit counters).
 std::size_t warp_table_bytes(const Params& p) {
   return static_cast<std::size_t>(p.work_group_size / 32) * digit_count(p) * 4;
 }
@@ -139,8 +140,8 @@ std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
   const std::size_t mask_words = (wg + 31) / 32;
   std::size_t ranking_tables = digit_count(p) * (mask_words + 1) * 4;
   if (p.ranking == Ranking::serial) ranking_tables = digit_count(p) * wg * 2;
-  if (p.ranking == Ranking::warp_match)
-    ranking_tables = (2 * warp_table_bytes(p)) + digit_count(p) * 4;
+  if (p.ranking == Ranking::warp_match)  // masks, 16-bit slot counters, digit starts
+    ranking_tables = warp_table_bytes(p) + warp_table_bytes(p) / 2 + digit_count(p) * 4;
   return single_group_capacity(p) * (key_bytes + value_bytes) + ranking_tables + wg * 4 +
          kernel_slack;
 }
@@ -221,12 +222,15 @@ void validate(const Params& params) {
   const bool onesweep =
       params.algorithm == Algorithm::onesweep || params.algorithm == Algorithm::hybrid;
   if (params.algorithm == Algorithm::single_group) {
-    // Serial ranking's 16-bit counters hold slots up to 65535.
-    if (params.ranking == Ranking::serial && single_group_capacity(params) > 65536)
-      throw Error("validate parameters",
-                  "algorithm = single_group with ranking = serial holds at most 65536 keys; "
-                  "work_group_size * elements_per_thread = " +
-                      std::to_string(single_group_capacity(params)));
+    // Serial and warp_match ranking count slots in 16 bits: serial's per-item counters reach
+    // at most 65535 of 65536 keys, a warp's counter of one digit all of them.
+    const std::uint64_t most_keys = params.ranking == Ranking::serial ? 65536 : 65535;
+    if (params.ranking != Ranking::bitmask && single_group_capacity(params) > most_keys)
+      throw Error("validate parameters", "algorithm = single_group with ranking = " +
+                                             std::string(to_string(params.ranking)) +
+                                             " holds at most " + std::to_string(most_keys) +
+                                             " keys; work_group_size * elements_per_thread = " +
+                                             std::to_string(single_group_capacity(params)));
   }
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters",
