@@ -97,6 +97,25 @@ BOOST_AUTO_TEST_CASE(too_little_local_memory_is_a_clear_error) {
                  "CL_DEVICE_LOCAL_MEM_SIZE = 16");
 }
 
+// A Sorter given one set learns the widths with each sort: a set whose blocks fit local memory
+// for u8 keys sorts them, and is refused by name for u32 keys.
+BOOST_AUTO_TEST_CASE(one_set_is_checked_against_each_sorts_widths) {
+  FaultScope scope;
+  disguise_device({std::nullopt, /*local_memory_bytes=*/8192});
+  Params p = default_params(test_device(), 1, 0);
+  p.ranking = Ranking::serial;
+  p.algorithm = Algorithm::reduce_then_scan;
+  p.work_group_size = 1;
+  p.elements_per_thread = 4096;
+  BOOST_TEST(local_memory_bytes(p, 1, 0) <= 8192u);
+  BOOST_TEST(local_memory_bytes(p, 4, 0) > 8192u);
+  Sorter sorter(test_queue(), p);
+  expect_sorted_keys(sorter, make_keys<std::uint8_t>(Distribution::uniform, 10007, 6), {},
+                     "u8 keys");
+  expect_refused(sorter, make_keys<std::uint32_t>(Distribution::uniform, 1000, 7),
+                 "for 4-byte keys and 0-byte values; CL_DEVICE_LOCAL_MEM_SIZE = 8192");
+}
+
 BOOST_AUTO_TEST_CASE(no_64_bit_atomics_and_no_fp64_are_not_needed) {
   FaultScope scope;
   DeviceDisguise disguise;

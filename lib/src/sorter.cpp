@@ -201,7 +201,9 @@ Sorter::Sorter(cl::CommandQueue queue) : impl_(std::make_unique<Impl>(std::move(
 }
 Sorter::Sorter(cl::CommandQueue queue, const Params& params)
     : impl_(std::make_unique<Impl>(std::move(queue))) {
-  validate_for_device(params, impl_->device);
+  // Key and value widths come with each sort, whose plan checks them: here the set must fit
+  // the narrowest (a set sized for u8 keys is no error until it meets wider ones).
+  validate_for_device(params, impl_->device, 1, 0);
   impl_->fixed_params = params;
 }
 Sorter::Sorter(cl::CommandQueue queue, const Profile& profile, const std::string& source)

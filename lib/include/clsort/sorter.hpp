@@ -25,7 +25,8 @@ class Sorter {
   /// covers, and the built-in default for the others. Throws clsort::Error if $CLSORT_PROFILE
   /// names a profile that cannot be used.
   explicit Sorter(cl::CommandQueue queue);
-  /// Uses `params` for every sort (validated against the device; throws clsort::Error).
+  /// Uses `params` for every sort. Validated against the device for the narrowest keys (throws
+  /// clsort::Error); a sort whose key and value widths need more local memory is refused.
   Sorter(cl::CommandQueue queue, const Params& params);
   /// Uses `profile` for the classes it covers (every class validated against the device),
   /// the built-in default elsewhere; `source` is what profile_path() reports.
