@@ -131,19 +131,26 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
   return layout;
 }
 
-// The whole array in local memory, the ranking's tables (serial: every item's digit counters;
-// bitmask: the digit masks of one round and the digit slots; warp_match: each warp's slot
-// counters and masks, and the digit starts) and the scan.
+// single_group's ranking tables: serial, every item's 16-bit counter per digit; bitmask, the
+// digit masks of one round and the digit slots; warp_match, each warp's mask and 16-bit slot
+// counter per digit, and the digit starts.
+std::size_t single_group_table_bytes(const Params& p) {
+  const auto wg = static_cast<std::size_t>(p.work_group_size);
+  switch (p.ranking) {
+    case Ranking::serial:
+      return digit_count(p) * wg * 2;
+    case Ranking::warp_match:
+      return warp_table_bytes(p) + warp_table_bytes(p) / 2 + digit_count(p) * 4;
+    default:
+      return digit_count(p) * ((wg + 31) / 32 + 1) * 4;
+  }
+}
+
+// The whole array in local memory, the ranking's tables and the scan.
 std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
                                      std::size_t value_bytes) {
-  const auto wg = static_cast<std::size_t>(p.work_group_size);
-  const std::size_t mask_words = (wg + 31) / 32;
-  std::size_t ranking_tables = digit_count(p) * (mask_words + 1) * 4;
-  if (p.ranking == Ranking::serial) ranking_tables = digit_count(p) * wg * 2;
-  if (p.ranking == Ranking::warp_match)  // masks, 16-bit slot counters, digit starts
-    ranking_tables = warp_table_bytes(p) + warp_table_bytes(p) / 2 + digit_count(p) * 4;
-  return single_group_capacity(p) * (key_bytes + value_bytes) + ranking_tables + wg * 4 +
-         kernel_slack;
+  return single_group_capacity(p) * (key_bytes + value_bytes) + single_group_table_bytes(p) +
+         static_cast<std::size_t>(p.work_group_size) * 4 + kernel_slack;
 }
 
 // The hybrid path's segment kernel for `p`, one key per work-item: single_group with p's radix
