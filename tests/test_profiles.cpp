@@ -103,6 +103,18 @@ BOOST_AUTO_TEST_CASE(unusable_profiles_are_explained) {
   nlohmann::json missing_device = good;
   missing_device["device"].erase("vendor");
   expect("device.json", missing_device.dump(), "missing field 'vendor' in 'device'");
+  // Found by fuzzing: a double outside an integer field's range was converted (undefined).
+  const std::pair<const char*, nlohmann::json> numbers_out_of_place[] = {
+      {"1e30", 1e30}, {"-1", -1}, {"1.5", 1.5}, {"string", "12"}, {"4294967296", 4294967296ull}};
+  for (const auto& [label, number] : numbers_out_of_place) {
+    nlohmann::json wrong_units = good, wrong_bits = good;
+    wrong_units["device"]["compute_units"] = number;
+    wrong_bits["classes"][0]["key_bits"] = number;
+    if (std::string(label) != "4294967296")
+      expect("units.json", wrong_units.dump(),
+             "field 'compute_units' in 'device' has the wrong type");
+    expect("bits.json", wrong_bits.dump(), "field 'key_bits' in classes[0] has the wrong type");
+  }
   nlohmann::json stale = good;
   stale["kernel_hash"] = "0123456789abcdef";
   expect("stale.json", stale.dump(), "tuned for other kernels");

@@ -263,6 +263,12 @@ BOOST_AUTO_TEST_CASE(bad_settings_are_named) {
   Result r = tune("--space " + path("typo.json"));
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(has(r, "unknown parameter 'radix_bit'"));
+  std::string space = tiny_space;
+  space.replace(space.find("\"valid\""), 7, "1");
+  std::ofstream(path("number-constraint.json")) << space;
+  r = tune("--space " + path("number-constraint.json"));
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, "constraint 1 is not a name"));
   r = tune("--budget soon");
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(has(r, "--budget 'soon' is not a duration"));

@@ -23,6 +23,8 @@ ResultsLog::ResultsLog(const std::string& path, std::string kernel_hash)
       m.status = j.at("status").get<std::string>();
       m.detail = j.value("detail", "");
       m.milliseconds = j.at("milliseconds").get<double>();
+      // A double would convert to an integer with undefined behaviour: a mangled line is skipped.
+      if (!j.at("n").is_number_unsigned()) continue;
       m.n = j.at("n").get<std::uint64_t>();
       if (!j.contains("rematch"))
         known_[key(j.at("class").get<std::string>(), j.at("params").get<Params>(), m.n)] = m;

@@ -83,7 +83,12 @@ SearchSpace parse_search_space(const json& j) {
     space.values[name] = j.at(name);
   }
   if (j.contains("constraints")) {
-    for (const json& c : j.at("constraints")) {
+    const json& constraints = j.at("constraints");
+    if (!constraints.is_array())
+      throw Error("search space", "'constraints' must be a list of names");
+    for (const json& c : constraints) {
+      if (!c.is_string())
+        throw Error("search space", "constraint " + c.dump() + " is not a name (a string)");
       const std::string name = c.get<std::string>();
       if (!named_constraints().count(name))
         throw Error("search space", "unknown constraint '" + name +

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "clsort/error.hpp"
 #include "kernel_sources.hpp"
@@ -33,14 +35,34 @@ const json& required(const json& object, const char* key, const std::string& whe
   return object.at(key);
 }
 
+// nlohmann::json converts any number to any arithmetic type, and a double outside an integer's
+// range is undefined behaviour on conversion: integer fields take JSON integers in range only.
+template <class T>
+bool fits(const json& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.is_boolean();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (value.is_number_unsigned())
+      return value.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max());
+    if (!value.is_number_integer()) return false;
+    const auto signed_value = value.get<std::int64_t>();
+    return std::is_signed_v<T> && signed_value >= std::int64_t(std::numeric_limits<T>::min()) &&
+           signed_value <= std::int64_t(std::numeric_limits<T>::max());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return value.is_number();
+  } else {
+    return value.is_string();
+  }
+}
+
 template <class T>
 T field(const json& object, const char* key, const std::string& where) {
   const json& value = required(object, key, where);
-  try {
-    return value.get<T>();
-  } catch (const json::exception&) {
-    throw Error("profile", "field '" + std::string(key) + "' in " + where + " has the wrong type");
-  }
+  if (!fits<T>(value))
+    throw Error("profile", "field '" + std::string(key) + "' in " + where +
+                               " has the wrong type or is out of range: " +
+                               (value.is_number() ? value.dump() : value.type_name()));
+  return value.get<T>();
 }
 
 std::string device_type_name(cl_device_type type) {
