@@ -39,9 +39,7 @@ const json& required(const json& object, const char* key, const std::string& whe
 // range is undefined behaviour on conversion: integer fields take JSON integers in range only.
 template <class T>
 bool fits(const json& value) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return value.is_boolean();
-  } else if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_integral_v<T>) {
     if (value.is_number_unsigned())
       return value.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max());
     if (!value.is_number_integer()) return false;
