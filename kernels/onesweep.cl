@@ -1,5 +1,6 @@
 {# Onesweep path: all digit histograms in one read, then one kernel per pass that ranks a tile,
-   finds its global offsets by decoupled look-back and writes its keys coalesced. #}
+   finds its global offsets from the pass's histogram and by decoupled look-back, and writes its
+   keys coalesced. #}
 {% include "common.cl" %}
 #define TILE (WG * EPT)
 #define PASSES_MAX {{ max_passes }}
@@ -61,17 +62,21 @@ inline void count_digits(__local uint* counts, key_t o, const uint* shifts, cons
 #define HISTOGRAM_BATCH 8
 
 /* Digit counts of every pass in one read of the keys: hist[pass * RADIX + digit], which must
-   be zero before (digit_offsets leaves it so). It also zeroes the first run's look-back status,
-   `first_status_words` words, so that no fill precedes a sort. */
+   be zero before. Sorts alternate between two histograms, each zeroing the other for the next
+   sort (the passes of the sort before, which read it, have finished), and this sort's first
+   run's look-back status, `first_status_words` words: no fill precedes a sort, and no kernel
+   of its own turns counts into offsets (each pass's work-groups scan them). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit, uint end_bit,
                           uint passes, uint descending, __global uint* hist,
-                          __global uint* first_status, offset_t first_status_words) {
+                          __global uint* next_hist, __global uint* first_status,
+                          offset_t first_status_words) {
   __local uint counts[PASSES_MAX * RADIX];
   const uint lid = get_local_id(0);
   for (uint i = lid; i < passes * RADIX; i += WG) counts[i] = 0;
   const offset_t stride = get_global_size(0);
   for (offset_t i = get_global_id(0); i < first_status_words; i += stride) first_status[i] = 0;
+  for (offset_t i = get_global_id(0); i < PASSES_MAX * RADIX; i += stride) next_hist[i] = 0;
   uint shifts[PASSES_MAX], masks[PASSES_MAX];
   digit_fields(begin_bit, end_bit, passes, shifts, masks);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -90,24 +95,6 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
   for (uint i = lid; i < passes * RADIX; i += WG) {
     if (counts[i] != 0) atomic_add(&hist[i], counts[i]);
   }
-}
-
-/* Exclusive digit offsets of every pass, work-group p scanning hist[p * RADIX, (p + 1) * RADIX)
-   into offsets, so that the passes never wait for the host to read the histograms. It zeroes
-   the histograms for the next sort as it reads them: a kernel boundary, unlike a fence within
-   the histogram kernel, orders that after every work-group's adds on every device. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void digit_offsets(__global uint* hist, __global uint* offsets) {
-  __local uint digits[RADIX];
-  __local uint partial[WG];
-  const uint row = get_group_id(0) * RADIX;
-  for (uint d = get_local_id(0); d < RADIX; d += WG) {
-    digits[d] = hist[row + d];
-    hist[row + d] = 0;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  scan_digits(digits, partial);
-  for (uint d = get_local_id(0); d < RADIX; d += WG) offsets[row + d] = digits[d];
 }
 
 {% if ranking == "warp_match" %}
@@ -154,9 +141,9 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
                    __global const value_t* values_in, __global value_t* values_out,
 {% endif %}
                    offset_t n, uint shift, uint mask, uint descending,
-                   uint pass, uint run, uint tiles, __global const uint* all_digit_offsets,
+                   uint pass, uint run, uint tiles, __global const uint* hist,
                    volatile __global uint* both_status, __global uint* ticket) {
-  __global const uint* digit_offsets = all_digit_offsets + pass * RADIX;
+  __global const uint* digit_counts = hist + pass * RADIX;
   /* Runs (the passes not skipped) alternate between two status regions; each tile zeroes its
      row of the other one, which the next run uses, so no fill comes between passes. */
   volatile __global uint* status = both_status + (offset_t)(run & 1) * tiles * RADIX;
@@ -165,6 +152,8 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint tile_counts[RADIX];      /* keys of each digit in this tile */
   __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
   __local uint partial[WG];
+  /* The pass's first slot of each digit (its exclusive scan of digit_counts), then that minus
+     the tile's first slot: where the tile's slot i of the digit goes in keys_out. */
   __local int global_minus_local[RADIX];
   /* The tile's keys in slot order, then its values once the keys are written out; with
      warp_match ranking that does not scatter while ranking, the warps' digit masks first. */
@@ -174,6 +163,12 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
      both buffers, so that their tiles are as large as keys-only tiles. */
   __local uint ranking_scratch[{{ scratch_words }}];
   const uint lid = get_local_id(0);
+  /* The pass's digit counts, read now and scanned with the tile's own counts. */
+#if defined(WARP) && RADIX == WG
+  const uint pass_count = digit_counts[lid];
+#else
+  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] = (int)digit_counts[d];
+#endif
   if (lid == 0) {
     tile_id = atomic_inc(ticket);
     /* Every work-group has drawn its ticket once the last is drawn: the next run starts at 0. */
@@ -229,14 +224,11 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 
 {% if copy_constant_passes %}
   /* A pass whose digit is the same for every key would only copy: every work-group sees so in
-     the digit offsets and copies its tile in place, so no host round trip has to find such
+     the pass's digit counts and copies its tile in place, so no host round trip has to find such
      passes first (this run's status rows stay as the previous run zeroed them). GPUs only:
      PoCL 3.1 miscompiles a work-group-uniform return ahead of barriers (wrong orders and
      crashes with 2-digit passes), so elsewhere a constant pass runs like any other. */
-  const uint first_digit = digit_of(keys_in[0], descending, shift, mask);
-  const offset_t first_digit_end =
-      first_digit + 1 < RADIX ? (offset_t)digit_offsets[first_digit + 1] : n;
-  if (first_digit_end - digit_offsets[first_digit] == n) {
+  if (digit_counts[digit_of(keys_in[0], descending, shift, mask)] == n) {
     #pragma unroll
     for (uint j = 0; j < EPT; ++j) {
       if (!HAS_KEY(j)) continue;
@@ -287,11 +279,14 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
         (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d];
   }
 #if defined(WARP) && RADIX == WG
-  tile_starts[lid] = warp_exclusive_scan(tile_starts[lid], partial);
+  const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_starts[lid], pass_count), partial);
+  tile_starts[lid] = starts.x;
+  global_minus_local[lid] = (int)starts.y;
   barrier(CLK_LOCAL_MEM_FENCE);
 #else
   barrier(CLK_LOCAL_MEM_FENCE);
   scan_digits(tile_starts, partial);
+  scan_digits((__local uint*)global_minus_local, partial);
 #endif
 
   /* 3. Rank each key among the tile's keys of its digit, stably, giving its slot in the tile. */
@@ -365,7 +360,7 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
       prefix = exclusive_prefix(status, tile, d);
       status[(offset_t)tile * RADIX + d] = STATUS_PREFIX | (prefix + tile_counts[d]);
     }
-    global_minus_local[d] = (int)(digit_offsets[d] + prefix) - (int)tile_starts[d];
+    global_minus_local[d] += (int)prefix - (int)tile_starts[d];
   }
 
   /* 5. Reorder the tile in local memory, then write it out in slot order: neighbouring

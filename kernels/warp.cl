@@ -44,6 +44,25 @@ inline uint warp_exclusive_scan(uint value, __local uint* warp_totals) {
   return base + inclusive - value;
 }
 
+/* warp_exclusive_scan of two values at once, for the price of one barrier. */
+inline uint2 warp_exclusive_scan_pair(uint2 value, __local uint* warp_totals) {
+  const uint lane = get_local_id(0) % WARP, warp = get_local_id(0) / WARP;
+  uint2 inclusive = value;
+  #pragma unroll
+  for (uint delta = 1; delta < WARP; delta <<= 1) {
+    const uint2 lower = (uint2)(shuffle_up(inclusive.x, delta), shuffle_up(inclusive.y, delta));
+    if (lane >= delta) inclusive += lower;
+  }
+  if (lane == WARP - 1) {
+    warp_totals[warp] = inclusive.x;
+    warp_totals[WARPS + warp] = inclusive.y;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint2 base = (uint2)(0, 0);
+  for (uint w = 0; w < warp; ++w) base += (uint2)(warp_totals[w], warp_totals[WARPS + w]);
+  return base + inclusive - value;
+}
+
 /* For digit d, the warps' counts warp_slots[w * RADIX + d] become each warp's first slot within
    the digit, in warp order; returns the digit's total. The counters are WARP_SLOT_T, uint
    unless the includer chose narrower ones. */

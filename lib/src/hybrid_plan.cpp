@@ -70,15 +70,16 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   counters_.clean = false;  // until every command of the sort is enqueued
   const cl::Event counted =
       count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, true);
-  const std::vector<cl_uint> offsets = read_offsets(chain.queue(), scratch, digits.size(), counted);
-  const std::vector<std::size_t> varying = varying_passes(offsets, n, 0, digits.size());
+  const std::vector<cl_uint> digits_counted =
+      read_counts(chain.queue(), scratch, digits.size(), counted);
+  const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
   std::vector<std::vector<std::uint64_t>> counts;
-  for (std::size_t pass : varying) counts.push_back(digit_counts(offsets, n, pass));
+  for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
   const std::size_t top = bucket_passes(counts, n, segment_tile_);
   if (top == 0) {
     if (!varying.empty())
       enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false);
-    counters_.clean = true;
+    end_sort();
     return;
   }
   const std::vector<std::size_t> bucket_digits(varying.end() - top, varying.end());
@@ -93,7 +94,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   // still after those before it in the input: the usual passes over it sort stably.
   if (sort_segments(chain, *from, data, n, spec, digits[bucket_digits.front()].shift))
     enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, from, top);
-  counters_.clean = true;
+  end_sort();
 }
 
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,

@@ -39,7 +39,6 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   const cl::Program program = build_template(context, device, "onesweep.cl", variables);
   const auto wg = static_cast<std::size_t>(config.params.work_group_size);
   histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");
-  offsets_kernel_ = make_kernel(program, device, "digit_offsets", wg, "work_group_size");
   pass_kernel_ = make_kernel(program, device, "onesweep_pass", wg, "work_group_size");
 }
 
@@ -69,7 +68,8 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
     return (bytes + sub_buffer_alignment_ - 1) / sub_buffer_alignment_ * sub_buffer_alignment_;
   };
   const std::uint64_t histogram_bytes = max_passes_ * radix_ * 4;
-  const std::uint64_t ticket_offset = aligned(histogram_bytes);
+  const std::uint64_t second_histogram_offset = aligned(histogram_bytes);
+  const std::uint64_t ticket_offset = aligned(second_histogram_offset + histogram_bytes);
   const std::uint64_t status_offset = aligned(ticket_offset + 4);
   const std::uint64_t bytes = status_offset + 2 * tile_count(n) * radix_ * 4;
   // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
@@ -79,7 +79,9 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
   if (whole() != counters_.whole()) {
     const auto size = whole.getInfo<CL_MEM_SIZE>();
     counters_.whole = whole;
-    counters_.histogram = sub_buffer(whole, 0, histogram_bytes, "histograms");
+    counters_.histograms[0] = sub_buffer(whole, 0, histogram_bytes, "histograms");
+    counters_.histograms[1] =
+        sub_buffer(whole, second_histogram_offset, histogram_bytes, "histograms");
     counters_.ticket = sub_buffer(whole, ticket_offset, 4, "tile ticket");
     counters_.status = sub_buffer(whole, status_offset, size - status_offset, "look-back status");
     counters_.self_cleaning_bytes = status_offset;
@@ -93,7 +95,6 @@ OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
   s.data.keys = scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys");
   if (config_.value_bytes > 0)
     s.data.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
-  s.offsets = offsets_.at_least(context_, max_passes_ * radix_ * 4, "digit offsets");
   s.counters = counters_for(n);
   return s;
 }
@@ -124,12 +125,11 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
       .u32(spec.end_bit)
       .u32(static_cast<std::uint32_t>(passes))
       .u32(spec.descending)
-      .buffer(scratch.counters.histogram)
+      .buffer(scratch.counters.histogram())
+      .buffer(scratch.counters.next_histogram())
       .buffer(scratch.counters.status)
       .offset(tile_count(n) * radix_);
-  chain.launch(histogram_kernel_, groups * wg, wg);
-  KernelArgs(offsets_kernel_, false).buffer(scratch.counters.histogram).buffer(scratch.offsets);
-  return chain.launch(offsets_kernel_, passes * wg, wg, with_event);
+  return chain.launch(histogram_kernel_, groups * wg, wg, with_event);
 }
 
 std::vector<cl_uint> OnesweepPlan::read_back(const cl::CommandQueue& queue,
@@ -143,31 +143,35 @@ std::vector<cl_uint> OnesweepPlan::read_back(const cl::CommandQueue& queue,
   return result;
 }
 
-std::vector<cl_uint> OnesweepPlan::read_offsets(const cl::CommandQueue& queue,
-                                                const Scratch& scratch, std::size_t passes,
-                                                const cl::Event& counted) {
-  return read_back(queue, scratch.offsets, passes * radix_, counted, "digit offsets");
+std::vector<cl_uint> OnesweepPlan::read_counts(const cl::CommandQueue& queue,
+                                               const Scratch& scratch, std::size_t passes,
+                                               const cl::Event& counted) {
+  return read_back(queue, scratch.counters.histogram(), passes * radix_, counted, "digit counts");
 }
 
-std::vector<std::uint64_t> OnesweepPlan::digit_counts(const std::vector<cl_uint>& offsets,
-                                                      std::uint64_t n, std::size_t pass) const {
-  const cl_uint* row = offsets.data() + pass * radix_;
-  std::vector<std::uint64_t> counts(radix_);
-  for (std::size_t d = 0; d < radix_; ++d)
-    counts[d] = (d + 1 < radix_ ? std::uint64_t{row[d + 1]} : n) - row[d];
-  return counts;
+std::vector<std::uint64_t> OnesweepPlan::digit_counts(const std::vector<cl_uint>& counts,
+                                                      std::size_t pass) const {
+  const auto row = counts.begin() + static_cast<std::ptrdiff_t>(pass * radix_);
+  return std::vector<std::uint64_t>(row, row + static_cast<std::ptrdiff_t>(radix_));
 }
 
-std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>& offsets,
+std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>& counts,
                                                       std::uint64_t n, std::size_t first,
                                                       std::size_t passes) const {
   // A pass whose digit is the same for every key would only copy.
   std::vector<std::size_t> varying;
   for (std::size_t p = first; p < passes; ++p) {
-    const std::vector<std::uint64_t> counts = digit_counts(offsets, n, p);
-    if (std::find(counts.begin(), counts.end(), n) == counts.end()) varying.push_back(p);
+    const auto row = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
+    if (std::find(row, row + static_cast<std::ptrdiff_t>(radix_), n) ==
+        row + static_cast<std::ptrdiff_t>(radix_))
+      varying.push_back(p);
   }
   return varying;
+}
+
+void OnesweepPlan::end_sort() {
+  counters_.clean = true;
+  counters_.current = 1 - counters_.current;
 }
 
 void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
@@ -185,7 +189,7 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
       .u32(static_cast<std::uint32_t>(pass))
       .u32(static_cast<std::uint32_t>(run))
       .u32(static_cast<std::uint32_t>(tiles))
-      .buffer(scratch.offsets)
+      .buffer(scratch.counters.histogram())
       .buffer(scratch.counters.status)
       .buffer(scratch.counters.ticket);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
@@ -201,24 +205,24 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
-  const bool read_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
-                           (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
-                            n >= min_keys_to_read_counts);
+  const bool reads_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
+                            (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
+                             n >= min_keys_to_read_counts);
   const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, read_counts);
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, reads_counts);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
-    passes = varying_passes(read_offsets(chain.queue(), scratch, digits.size(), counted), n, 0,
+    passes = varying_passes(read_counts(chain.queue(), scratch, digits.size(), counted), n, 0,
                             digits.size());
   else
     for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
   const bool read_after_first_pass =
-      read_counts && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
+      reads_counts && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
   if (!passes.empty())
     enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes), counted,
                    read_after_first_pass);
-  counters_.clean = true;
+  end_sort();
 }
 
 void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
@@ -240,7 +244,7 @@ void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, c
     // constant are dropped.
     if (!list_final) {
       const std::vector<std::size_t> later = varying_passes(
-          read_offsets(chain.queue(), scratch, digits.size(), counted), n, pass + 1, digits.size());
+          read_counts(chain.queue(), scratch, digits.size(), counted), n, pass + 1, digits.size());
       passes.resize(1);
       passes.insert(passes.end(), later.begin(), later.end());
     }

@@ -20,7 +20,7 @@ class OnesweepPlan : public SortPlan {
   /// faster at 2^21 and 14% at 2^22; uniform keys 2-10% slower from 2^21 to 2^23.)
   static constexpr std::uint64_t min_keys_to_read_counts = std::uint64_t{1} << 21;
 
-  /// Enqueues the histograms of every digit and their exclusive offsets, then the passes; those
+  /// Enqueues the histograms of every digit, then the passes; those
   /// whose digit is the same for every key are dropped as spec.constant_pass_check says (and
   /// copy on the device where not dropped). Returns only once the counts are read back, if they
   /// are.
@@ -29,20 +29,23 @@ class OnesweepPlan : public SortPlan {
   void reserve(std::uint64_t n) override;
 
  protected:
-  /// The histograms, the tile ticket and two regions of look-back status (runs of the pass
-  /// kernel alternate between them): aligned sub-buffers of `whole`. The kernels return the
-  /// first two to zero as they finish and clear each run's status before it (a fill cost a
+  /// Two histograms (sorts alternate between them: each sort's histogram kernel zeroes the
+  /// other one for the next), the tile ticket and two regions of look-back status (runs of the
+  /// pass kernel alternate between them): aligned sub-buffers of `whole`. The kernels return
+  /// the ticket to zero as they finish and clear each run's status before it (a fill cost a
   /// small sort several microseconds, and at 2^28 u32 keys it wrote 180 MB of status), so only a
   /// new buffer, or one that a sort which failed half-way left, has its first
   /// `self_cleaning_bytes` filled.
   struct Counters {
-    cl::Buffer whole, histogram, ticket, status;
+    cl::Buffer whole, histograms[2], ticket, status;
     std::uint64_t self_cleaning_bytes = 0;
     bool clean = false;
+    std::size_t current = 0;  // the histogram this sort counts into
+    const cl::Buffer& histogram() const { return histograms[current]; }
+    const cl::Buffer& next_histogram() const { return histograms[1 - current]; }
   };
   struct Scratch {
     PassData data;
-    cl::Buffer offsets;
     Counters counters;
   };
   /// The scratch buffers for n keys.
@@ -51,8 +54,8 @@ class OnesweepPlan : public SortPlan {
   /// The counters for n keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t n);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
-  /// counts every pass's digits and clears the first run's look-back status, then the digit
-  /// offsets of every pass; returns the offsets' event if `with_event`.
+  /// counts every pass's digits, zeroes the next sort's histogram and clears the first run's
+  /// look-back status; returns its event if `with_event`.
   cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const cl::Buffer& keys,
                          std::uint64_t n, const SortSpec& spec, std::size_t passes,
                          bool fill_counters, bool with_event);
@@ -60,18 +63,21 @@ class OnesweepPlan : public SortPlan {
   /// that the read does not wait for what `queue` runs after it.
   std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                                  std::size_t words, const cl::Event& after, const char* what);
-  /// The digit offsets of `passes` passes, read back once `counted` completes.
-  std::vector<cl_uint> read_offsets(const cl::CommandQueue& queue, const Scratch& scratch,
-                                    std::size_t passes, const cl::Event& counted);
-  /// Keys of each digit of `pass` among n, from the offsets read back.
-  std::vector<std::uint64_t> digit_counts(const std::vector<cl_uint>& offsets, std::uint64_t n,
+  /// The digit counts of `passes` passes, read back once `counted` completes.
+  std::vector<cl_uint> read_counts(const cl::CommandQueue& queue, const Scratch& scratch,
+                                   std::size_t passes, const cl::Event& counted);
+  /// Keys of each digit of `pass`, from the counts read back.
+  std::vector<std::uint64_t> digit_counts(const std::vector<cl_uint>& counts,
                                           std::size_t pass) const;
-  /// The passes in [first, passes) whose digit varies, from the offsets read back.
-  std::vector<std::size_t> varying_passes(const std::vector<cl_uint>& offsets, std::uint64_t n,
+  /// The passes in [first, passes) whose digit varies among n keys, from the counts read back.
+  std::vector<std::size_t> varying_passes(const std::vector<cl_uint>& counts, std::uint64_t n,
                                           std::size_t first, std::size_t passes) const;
+  /// Marks every command of a sort enqueued: the counters are clean, the next sort counts into
+  /// the other histogram.
+  void end_sort();
   /// Enqueues `passes` as runs first_run, first_run + 1, ... from `source` (data where null;
   /// else the keys there, in data or scratch), then a copy back if they end in scratch. If
-  /// `read_after_first_pass`, the counts are read once `counted` (the offsets' event)
+  /// `read_after_first_pass`, the counts are read once `counted` (the histogram's event)
   /// completes, while the first pass runs, and the later passes they show constant are dropped.
   void enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
                       std::uint64_t n, const SortSpec& spec, const std::vector<PassDigit>& digits,
@@ -92,9 +98,8 @@ class OnesweepPlan : public SortPlan {
   std::uint64_t sub_buffer_alignment_;  // bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN is in bits
   cl::CommandQueue readback_queue_;
   cl::Kernel histogram_kernel_;
-  cl::Kernel offsets_kernel_;
   cl::Kernel pass_kernel_;
-  DeviceBuffer scratch_keys_, scratch_values_, offsets_, counters_buffer_;
+  DeviceBuffer scratch_keys_, scratch_values_, counters_buffer_;
   Counters counters_;
 };
 
