@@ -161,10 +161,8 @@ std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>
   // A pass whose digit is the same for every key would only copy.
   std::vector<std::size_t> varying;
   for (std::size_t p = first; p < passes; ++p) {
-    const auto row = counts.begin() + static_cast<std::ptrdiff_t>(p * radix_);
-    if (std::find(row, row + static_cast<std::ptrdiff_t>(radix_), n) ==
-        row + static_cast<std::ptrdiff_t>(radix_))
-      varying.push_back(p);
+    const std::vector<std::uint64_t> row = digit_counts(counts, p);
+    if (std::find(row.begin(), row.end(), n) == row.end()) varying.push_back(p);
   }
   return varying;
 }

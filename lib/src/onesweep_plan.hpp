@@ -20,10 +20,9 @@ class OnesweepPlan : public SortPlan {
   /// faster at 2^21 and 14% at 2^22; uniform keys 2-10% slower from 2^21 to 2^23.)
   static constexpr std::uint64_t min_keys_to_read_counts = std::uint64_t{1} << 21;
 
-  /// Enqueues the histograms of every digit, then the passes; those
-  /// whose digit is the same for every key are dropped as spec.constant_pass_check says (and
-  /// copy on the device where not dropped). Returns only once the counts are read back, if they
-  /// are.
+  /// Enqueues the histograms of every digit, then the passes; those whose digit is the same for
+  /// every key are dropped as spec.constant_pass_check says (and copy on the device where not
+  /// dropped). Returns only once the counts are read back, if they are.
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
   void reserve(std::uint64_t n) override;
