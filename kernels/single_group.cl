@@ -242,19 +242,29 @@ void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values)
   __local uint partial[WG];
   __local uint pass_is_constant;
   const uint lid = get_local_id(0);
-  for (uint i = lid; i < n; i += WG) {
-    tile_keys[i] = keys[i];
+  /* Unrolled, so that a work-item's loads are all in flight at once rather than one memory
+     round trip after another. */
+  UNROLL
+  for (uint j = 0; j < EPT; ++j) {
+    const uint i = j * WG + lid;
+    if (i < n) {
+      tile_keys[i] = keys[i];
 {% if value_bytes > 0 %}
-    tile_values[i] = values[i];
+      tile_values[i] = values[i];
 {% endif %}
+    }
   }
   sort_in_local(tile_keys VALUES_ARG(tile_values), n, begin_bit, end_bit, descending, tables,
                 partial, &pass_is_constant);
-  for (uint i = lid; i < n; i += WG) {
-    keys[i] = tile_keys[i];
+  UNROLL
+  for (uint j = 0; j < EPT; ++j) {
+    const uint i = j * WG + lid;
+    if (i < n) {
+      keys[i] = tile_keys[i];
 {% if value_bytes > 0 %}
-    values[i] = tile_values[i];
+      values[i] = tile_values[i];
 {% endif %}
+    }
   }
 }
 

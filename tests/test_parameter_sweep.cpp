@@ -57,6 +57,16 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
     p.scan_elements_per_thread += p.scan_elements_per_thread == 0;
     sets.push_back(p);
   }
+  if (ranking == Ranking::warp_match && algorithm == Algorithm::single_group) {
+    // Up to 32 warps, whose digit counts several work-items per digit walk (11 warps: runs of
+    // unequal length); 8-, 6- and 4-bit digits.
+    for (auto [wg, bits] : {std::pair{512, 8}, {1024, 8}, {1024, 6}, {1024, 4}, {352, 6}}) {
+      Params p = base;
+      p.work_group_size = wg;
+      p.radix_bits = bits;
+      if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
+    }
+  }
   if (ranking == Ranking::warp_match && algorithm != Algorithm::single_group) {
     // The L2 prefetch, one and four compute units' worth of tiles ahead: 50,021 keys make 196
     // tiles of 256 keys and 782 of 64, so on a GPU of up to 196 compute units tiles ask for

@@ -26,8 +26,9 @@ cl::Program build_template(const cl::Context& context, const cl::Device& device,
                            const std::string& template_name, const TemplateContext& context_vars);
 
 /// Creates kernel `name` and checks that it can run work-groups of `work_group_size` items
-/// (CL_KERNEL_WORK_GROUP_SIZE) within the device's local memory; `parameter` names the
-/// parameter that sets the work-group size in the error (a WorkGroupLimitError).
+/// (CL_KERNEL_WORK_GROUP_SIZE; on NVIDIA, whose driver reports 256 for every kernel, the
+/// device's maximum) within the device's local memory; `parameter` names the parameter that
+/// sets the work-group size in the error (a WorkGroupLimitError).
 cl::Kernel make_kernel(const cl::Program& program, const cl::Device& device, const char* name,
                        std::size_t work_group_size, const char* parameter);
 

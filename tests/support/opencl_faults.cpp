@@ -302,6 +302,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   if (name == CL_DEVICE_TYPE) clsort::test::overwrite(value, size, disguise->type);
   if (name == CL_DEVICE_LOCAL_MEM_SIZE)
     clsort::test::overwrite(value, size, disguise->local_memory_bytes);
+  if (name == CL_DEVICE_VENDOR_ID) clsort::test::overwrite(value, size, disguise->vendor_id);
   return status;
 }
 

@@ -48,6 +48,7 @@ struct DeviceDisguise {
   std::optional<std::size_t> kernel_work_group_limit;  ///< caps CL_KERNEL_WORK_GROUP_SIZE
   bool embedded_profile = false;                       ///< CL_DEVICE_PROFILE = EMBEDDED_PROFILE
   std::vector<std::string> hidden_extensions;
+  std::optional<cl_uint> vendor_id;  ///< CL_DEVICE_VENDOR_ID
 };
 
 void disguise_device(const DeviceDisguise& disguise);
