@@ -28,6 +28,14 @@ DeviceDisguise kernel_limit_of_48(std::optional<cl_device_type> type, cl_uint ve
 }
 constexpr cl_uint amd = 0x1002, nvidia = 0x10DE;
 
+// Parameters whose 64-wide work-groups exceed that limit.
+Params work_groups_of_64() {
+  Params p;
+  p.work_group_size = 64;
+  p.scan_work_group_size = 32;
+  return p;
+}
+
 // A sort that must be refused with an error naming `fragment`, leaving the keys unchanged.
 template <class K>
 void expect_refused(Sorter& sorter, std::vector<K> keys, const std::string& fragment) {
@@ -75,10 +83,7 @@ BOOST_AUTO_TEST_CASE(defaults_shrink_to_a_kernel_work_group_limit) {
 BOOST_AUTO_TEST_CASE(chosen_parameters_over_a_kernel_limit_are_refused_by_name) {
   FaultScope scope;
   disguise_device(kernel_limit_of_48(std::nullopt, amd));
-  Params p;
-  p.work_group_size = 64;
-  p.scan_work_group_size = 32;
-  Sorter sorter(test_queue(), p);
+  Sorter sorter(test_queue(), work_groups_of_64());
   expect_refused(sorter, make_keys<std::uint32_t>(Distribution::uniform, 1000, 3),
                  "work_group_size = 64 exceeds CL_KERNEL_WORK_GROUP_SIZE = 48");
 }
@@ -88,10 +93,7 @@ BOOST_AUTO_TEST_CASE(chosen_parameters_over_a_kernel_limit_are_refused_by_name) 
 BOOST_AUTO_TEST_CASE(an_nvidia_kernel_limit_gives_way_to_the_device_limit) {
   FaultScope scope;
   disguise_device(kernel_limit_of_48(std::nullopt, nvidia));
-  Params p;
-  p.work_group_size = 64;
-  p.scan_work_group_size = 64;
-  Sorter sorter(test_queue(), p);
+  Sorter sorter(test_queue(), work_groups_of_64());
   expect_sorted_keys(sorter, make_keys<std::uint32_t>(Distribution::uniform, 5003, 4), {},
                      "uniform");
   BOOST_TEST(sorter.params_for(KeyType::u32, 0, 5003).work_group_size == 64);
