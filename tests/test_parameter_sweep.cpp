@@ -58,8 +58,8 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
     sets.push_back(p);
   }
   if (ranking == Ranking::warp_match && algorithm == Algorithm::single_group) {
-    // Up to 32 warps, whose digit counts several work-items per digit walk (11 warps: runs of
-    // unequal length); 8-, 6- and 4-bit digits.
+    // Up to 32 warps (11: not a power of two) whose counts each digit's walk sums; sets whose
+    // per-warp masks exceed the device's local memory are left out (runnable()).
     for (auto [wg, bits] : {std::pair{512, 8}, {1024, 8}, {1024, 6}, {1024, 4}, {352, 6}}) {
       Params p = base;
       p.work_group_size = wg;

@@ -20,9 +20,9 @@ namespace {
 constexpr cl_uint nvidia_vendor_id = 0x10DE;
 
 // The largest work-group the kernel can run. NVIDIA's OpenCL reports CL_KERNEL_WORK_GROUP_SIZE =
-// 256 for every kernel, a 10-register one too (its 65,536 registers over the 255 a work-item
-// may hold), yet launches work-groups up to the device's maximum: its compiler fits a kernel's
-// registers to the reqd_work_group_size that every clsort kernel declares (PTX .reqntid).
+// 256 for every kernel, a 10-register one too, yet launches work-groups up to the device's
+// maximum: its compiler fits a kernel's registers to the reqd_work_group_size that every clsort
+// kernel declares (PTX .reqntid).
 std::size_t kernel_work_group_limit(const cl::Kernel& kernel, const cl::Device& device,
                                     const char* name) {
   std::size_t reported = 0, device_limit = 0;
