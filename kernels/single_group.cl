@@ -32,16 +32,21 @@ typedef {{ value_storage }} value_t;
 #define MASK_WORDS ((WG + 31) / 32)
 #define TABLE_WORDS (RADIX * (MASK_WORDS + 1))
 {% else %}
-/* 16-bit slot counters (n < 65536): 4,096 pairs of 32-bit keys and values then fit 48 KiB
-   beside 256 work-items' tables. */
+/* 32-bit slot counters, which a warp's leader advances with one local atomic, where they fit;
+   else 16-bit ones (n < 65536), read and written: 4,096 pairs of 32-bit keys and values then
+   fit 48 KiB beside 256 work-items' tables. */
+{% if wide_slots %}
+#define WARP_SLOT_T uint
+{% else %}
 #define WARP_SLOT_T ushort
+{% endif %}
 {% include "warp.cl" %}
 /* Warp w holds positions [w * span, (w + 1) * span) in `rounds` rounds of WARP, as few rounds
    as n needs, so that every warp ranks a share of a small sort. Tables: each warp's mask per
-   digit, each digit's first slot, then each warp's 16-bit slot counter per digit. */
+   digit, each digit's first slot, then each warp's slot counter per digit. */
 #define POSITION(j) (warp * (rounds * WARP) + (j) * WARP + lane)
 #define HOLDS(j) ((j) < rounds && POSITION(j) < n)
-#define TABLE_WORDS (WARPS * RADIX + RADIX + WARPS * RADIX / 2)
+#define TABLE_WORDS (WARPS * RADIX + RADIX + WARPS * RADIX * sizeof(WARP_SLOT_T) / 4)
 {% endif %}
 
 /* Exclusive scan of counts[0, length) in place, each item scanning a run of `per_item`
@@ -79,11 +84,11 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
   __local uint* warp_masks = tables;
   __local uint* digit_starts = tables + WARPS * RADIX;
   /* warp_slots[w * RADIX + d]: warp w's keys of digit d so far, then the slot of its first. */
-  __local ushort* warp_slots = (__local ushort*)(digit_starts + RADIX);
+  __local WARP_SLOT_T* warp_slots = (__local WARP_SLOT_T*)(digit_starts + RADIX);
   const uint warp = lid / WARP, lane = lid % WARP;
   const uint rounds = (n + WG - 1) / WG;
   const uint below = lanes_below();
-  __local ushort* my_slots = warp_slots + warp * RADIX;
+  __local WARP_SLOT_T* my_slots = warp_slots + warp * RADIX;
   __local uint* my_masks = warp_masks + warp * RADIX;
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_masks[i] = 0;
 {% endif %}
@@ -100,7 +105,9 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
     if (lid == 0) *pass_is_constant = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     key_t k[EPT];
-    uint slot[EPT]; /* the key's digit, or its rank in its warp, until it is the key's slot */
+    /* The key's digit; after ranking, its digit << 16 | its rank among the warp's keys of that
+       digit (n < 65536), so that no digit is worked out twice; then the key's slot. */
+    uint slot[EPT];
 {% if value_bytes > 0 %}
     value_t v[EPT];
 {% endif %}
@@ -122,7 +129,7 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
 {% if ranking == "warp_match" %}
     /* Per round, the lanes holding digit d set their bits in the warp's mask of d; the highest
        (the leader) advances the warp's count of d for all of them and shares the old count.
-       Only the leader touches the count, so a plain read and write do. */
+       Only the leader touches the count, so 16-bit counters take a plain read and write. */
     UNROLL
     for (uint j = 0; j < EPT; ++j) {
       if (j == rounds) break; /* the same for the whole work-group */
@@ -136,13 +143,17 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
       const bool leads = valid && lane == leader;
       uint first = 0;
       if (leads) {
+{% if wide_slots %}
+        first = atomic_add(&my_slots[digit], peers_up_to_me);
+{% else %}
         first = my_slots[digit];
         my_slots[digit] = (ushort)(first + peers_up_to_me);
+{% endif %}
         my_masks[digit] = 0;
       }
       first = shuffle_from(first, leader);
       warp_sync();
-      slot[j] = first + peers_up_to_me - 1;
+      slot[j] = digit << 16 | (first + peers_up_to_me - 1);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < RADIX; d += WG) {
@@ -201,8 +212,10 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
       barrier(CLK_LOCAL_MEM_FENCE);
     }
 {% else %}
-#if RADIX == WG
-    digit_starts[lid] = warp_exclusive_scan(digit_starts[lid], partial);
+#if RADIX <= WG
+    /* By shuffles, 2 barriers at any width (work-items past the digits add nothing). */
+    const uint start = warp_exclusive_scan(lid < RADIX ? digit_starts[lid] : 0, partial);
+    if (lid < RADIX) digit_starts[lid] = start;
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     SCAN_IN_PLACE(digit_starts, RADIX, (RADIX + WG - 1) / WG, partial);
@@ -210,8 +223,8 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
     UNROLL
     for (uint j = 0; j < EPT; ++j) {
       if (HOLDS(j)) {
-        const uint digit = digit_of(k[j], descending, shift, mask);
-        slot[j] += digit_starts[digit] + my_slots[digit];
+        const uint digit = slot[j] >> 16;
+        slot[j] = (slot[j] & 0xFFFFu) + digit_starts[digit] + my_slots[digit];
       }
     }
 {% endif %}

@@ -255,6 +255,27 @@ BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
   BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
 }
 
+// single_group's warp_match ranking takes 32-bit slot counters where they fit beside the keys
+// and 16-bit ones (validation's minimum) where only those do; the other rankings keep theirs.
+BOOST_AUTO_TEST_CASE(single_group_slot_counters_are_wide_where_they_fit) {
+  using clsort::detail::single_group_wide_slots;
+  constexpr std::uint64_t kib48 = 48 * 1024;
+  Params p;
+  p.algorithm = Algorithm::single_group;
+  p.ranking = Ranking::warp_match;
+  p.work_group_size = 256;
+  p.elements_per_thread = 16;
+  BOOST_TEST(single_group_wide_slots(p, 4, 0, kib48));   // 16 KiB of keys
+  BOOST_TEST(!single_group_wide_slots(p, 4, 4, kib48));  // 32 KiB of pairs
+  BOOST_TEST(!single_group_wide_slots(p, 8, 0, kib48));
+  BOOST_TEST(local_memory_bytes(p, 4, 4) <= kib48);
+  // The wider counters take half the masks' table more: 4 KiB at 256 work-items.
+  BOOST_TEST(single_group_wide_slots(p, 4, 4, local_memory_bytes(p, 4, 4) + 4096));
+  BOOST_TEST(!single_group_wide_slots(p, 4, 4, local_memory_bytes(p, 4, 4) + 4095));
+  p.ranking = Ranking::serial;
+  BOOST_TEST(!single_group_wide_slots(p, 1, 0, kib48));
+}
+
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})

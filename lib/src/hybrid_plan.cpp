@@ -34,6 +34,9 @@ HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
   segment_tile_ = single_group_capacity(segment.params);
   TemplateContext variables = kernel_template_variables(segment);
   variables["segments"] = true;
+  variables["wide_slots"] =
+      single_group_wide_slots(segment.params, key_size(config.key_type), config.value_bytes,
+                              query_limits(device).local_memory_bytes);
   const cl::Program program = build_template(context, device, "single_group.cl", variables);
   segment_kernel_ =
       make_kernel(program, device, "segment_sort",

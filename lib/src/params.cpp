@@ -132,15 +132,15 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
 }
 
 // single_group's ranking tables: serial, every item's 16-bit counter per digit; bitmask, the
-// digit masks of one round and the digit slots; warp_match, each warp's mask and 16-bit slot
-// counter per digit, and the digit starts.
-std::size_t single_group_table_bytes(const Params& p) {
+// digit masks of one round and the digit slots; warp_match, each warp's mask and slot counter
+// (16-bit, or 32-bit with `wide_slots`) per digit, and the digit starts.
+std::size_t single_group_table_bytes(const Params& p, bool wide_slots) {
   const auto wg = static_cast<std::size_t>(p.work_group_size);
   switch (p.ranking) {
     case Ranking::serial:
       return digit_count(p) * wg * 2;
     case Ranking::warp_match:
-      return warp_table_bytes(p) + warp_table_bytes(p) / 2 + digit_count(p) * 4;
+      return warp_table_bytes(p) + warp_table_bytes(p) / (wide_slots ? 1 : 2) + digit_count(p) * 4;
     default:
       return digit_count(p) * ((wg + 31) / 32 + 1) * 4;
   }
@@ -148,9 +148,10 @@ std::size_t single_group_table_bytes(const Params& p) {
 
 // The whole array in local memory, the ranking's tables and the scan.
 std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
-                                     std::size_t value_bytes) {
-  return single_group_capacity(p) * (key_bytes + value_bytes) + single_group_table_bytes(p) +
-         static_cast<std::size_t>(p.work_group_size) * 4 + kernel_slack;
+                                     std::size_t value_bytes, bool wide_slots = false) {
+  return single_group_capacity(p) * (key_bytes + value_bytes) +
+         single_group_table_bytes(p, wide_slots) + static_cast<std::size_t>(p.work_group_size) * 4 +
+         kernel_slack;
 }
 
 // The hybrid path's segment kernel for `p`, one key per work-item: single_group with p's radix
@@ -193,6 +194,12 @@ std::optional<Params> hybrid_segment_params(const Params& params, std::size_t ke
     if (single_group_local_bytes(segment, key_bytes, value_bytes) <= local_memory_bytes)
       return segment;
   return std::nullopt;
+}
+
+bool single_group_wide_slots(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
+                             std::uint64_t local_memory_bytes) {
+  return params.ranking == Ranking::warp_match &&
+         single_group_local_bytes(params, key_bytes, value_bytes, true) <= local_memory_bytes;
 }
 
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,

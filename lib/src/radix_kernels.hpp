@@ -63,6 +63,12 @@ bool fit_work_groups(Params& params, std::size_t limit);
 OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
                                std::uint64_t local_memory_bytes);
 
+/// Whether single_group's warp_match ranking keeps 32-bit slot counters, which a warp's leader
+/// advances with one local atomic, rather than 16-bit ones (read, then written): where the
+/// wider table still fits `local_memory_bytes`.
+bool single_group_wide_slots(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
+                             std::uint64_t local_memory_bytes);
+
 /// The hybrid path's segment-kernel parameters for `params`: single_group with its ranking, radix
 /// bits and work-group size and as many keys per work-item (up to 32) as `local_memory_bytes`
 /// holds; nullopt where not even one fits.

@@ -1,6 +1,7 @@
 // Single-work-group sorts: the keys stay in one work-group's local memory for every pass.
 #include "single_group_plan.hpp"
 
+#include "device_info.hpp"
 #include "kernel_args.hpp"
 #include "kernel_build.hpp"
 
@@ -12,6 +13,9 @@ SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& d
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   TemplateContext variables = kernel_template_variables(config);
   variables["segments"] = false;
+  variables["wide_slots"] =
+      single_group_wide_slots(config.params, key_size(config.key_type), config.value_bytes,
+                              query_limits(device).local_memory_bytes);
   const cl::Program program = build_template(context, device, "single_group.cl", variables);
   kernel_ = make_kernel(program, device, "single_group_sort",
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
