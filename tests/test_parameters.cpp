@@ -27,6 +27,18 @@ void expect_json_error(const json& j, const std::string& fragment) {
                         [&](const Error& e) { return message_has(e, fragment); });
 }
 
+// NVIDIA's local memory per work-group, the budget the layouts below are checked against.
+constexpr std::uint64_t kib48 = 48 * 1024;
+
+Params warp_match_256_wide(Algorithm algorithm, int elements_per_thread) {
+  Params p;
+  p.algorithm = algorithm;
+  p.ranking = Ranking::warp_match;
+  p.work_group_size = 256;
+  p.elements_per_thread = elements_per_thread;
+  return p;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(parameters)
@@ -216,11 +228,7 @@ BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
 // room for.
 BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
   using clsort::detail::onesweep_layout;
-  constexpr std::uint64_t kib48 = 48 * 1024;
-  Params p;
-  p.algorithm = Algorithm::onesweep;
-  p.ranking = Ranking::warp_match;
-  p.work_group_size = 256;
+  Params p = warp_match_256_wide(Algorithm::onesweep, 16);
   constexpr std::size_t warp_table = 256 / 32 * 256 * 4;
   for (int ept : {16, 24}) {
     p.elements_per_thread = ept;
@@ -259,12 +267,7 @@ BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
 // and 16-bit ones (validation's minimum) where only those do; the other rankings keep theirs.
 BOOST_AUTO_TEST_CASE(single_group_slot_counters_are_wide_where_they_fit) {
   using clsort::detail::single_group_wide_slots;
-  constexpr std::uint64_t kib48 = 48 * 1024;
-  Params p;
-  p.algorithm = Algorithm::single_group;
-  p.ranking = Ranking::warp_match;
-  p.work_group_size = 256;
-  p.elements_per_thread = 16;
+  Params p = warp_match_256_wide(Algorithm::single_group, 16);
   BOOST_TEST(single_group_wide_slots(p, 4, 0, kib48));   // 16 KiB of keys
   BOOST_TEST(!single_group_wide_slots(p, 4, 4, kib48));  // 32 KiB of pairs
   BOOST_TEST(!single_group_wide_slots(p, 8, 0, kib48));
