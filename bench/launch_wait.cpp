@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "clsort/device.hpp"
-#include "clsort/error.hpp"
 #include "clsort/opencl.hpp"
 
 namespace {
@@ -20,8 +19,15 @@ double now_us() {
       .count();
 }
 
-// Median of `repeats` host-clock timings after 30 warm-ups.
-double median_us(const std::function<void()>& work, int repeats = 300) {
+constexpr int repeats = 300;
+
+double median(std::vector<double> times) {
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+// Median of `repeats` host-clock timings of `work` after 30 warm-ups.
+double median_us(const std::function<void()>& work) {
   for (int i = 0; i < 30; ++i) work();
   std::vector<double> times;
   for (int i = 0; i < repeats; ++i) {
@@ -29,8 +35,7 @@ double median_us(const std::function<void()>& work, int repeats = 300) {
     work();
     times.push_back(now_us() - start);
   }
-  std::nth_element(times.begin(), times.begin() + repeats / 2, times.end());
-  return times[repeats / 2];
+  return median(times);
 }
 
 // Turns an OpenCL return code into an exception naming the operation.
@@ -43,14 +48,13 @@ void check(cl_int status, const char* operation) {
 // Median host-clock time of the enqueue alone, the queue drained (untimed) after each.
 double enqueue_us(const std::function<void()>& enqueue, const cl::CommandQueue& queue) {
   std::vector<double> times;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < repeats; ++i) {
     const double start = now_us();
     enqueue();
     times.push_back(now_us() - start);
     queue.finish();
   }
-  std::nth_element(times.begin(), times.begin() + 150, times.end());
-  return times[150];
+  return median(times);
 }
 
 // Polls the event until it completes, never blocking in the driver.

@@ -7,6 +7,7 @@
 #include "device_info.hpp"
 #include "kernel_args.hpp"
 #include "kernel_build.hpp"
+#include "single_group_plan.hpp"
 
 namespace clsort::detail {
 namespace {
@@ -32,12 +33,7 @@ HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
     : OnesweepPlan(context, device, config) {
   const KernelConfig segment = segment_config(device, config);
   segment_tile_ = single_group_capacity(segment.params);
-  TemplateContext variables = kernel_template_variables(segment);
-  variables["segments"] = true;
-  variables["wide_slots"] =
-      single_group_wide_slots(segment.params, key_size(config.key_type), config.value_bytes,
-                              query_limits(device).local_memory_bytes);
-  const cl::Program program = build_template(context, device, "single_group.cl", variables);
+  const cl::Program program = build_single_group(context, device, segment, /*segments=*/true);
   segment_kernel_ =
       make_kernel(program, device, "segment_sort",
                   static_cast<std::size_t>(segment.params.work_group_size), "work_group_size");

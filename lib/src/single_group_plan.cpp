@@ -7,16 +7,21 @@
 
 namespace clsort::detail {
 
+cl::Program build_single_group(const cl::Context& context, const cl::Device& device,
+                               const KernelConfig& config, bool segments) {
+  TemplateContext variables = kernel_template_variables(config);
+  variables["segments"] = segments;
+  variables["wide_slots"] =
+      single_group_wide_slots(config.params, key_size(config.key_type), config.value_bytes,
+                              query_limits(device).local_memory_bytes);
+  return build_template(context, device, "single_group.cl", variables);
+}
+
 SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& device,
                                  const KernelConfig& config)
     : config_(config) {
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
-  TemplateContext variables = kernel_template_variables(config);
-  variables["segments"] = false;
-  variables["wide_slots"] =
-      single_group_wide_slots(config.params, key_size(config.key_type), config.value_bytes,
-                              query_limits(device).local_memory_bytes);
-  const cl::Program program = build_template(context, device, "single_group.cl", variables);
+  const cl::Program program = build_single_group(context, device, config, /*segments=*/false);
   kernel_ = make_kernel(program, device, "single_group_sort",
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }

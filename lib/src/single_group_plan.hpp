@@ -5,6 +5,11 @@
 
 namespace clsort::detail {
 
+/// single_group.cl built for `config`: single_group_sort, or with `segments` the hybrid path's
+/// segment_sort; slot counters as wide as the device's local memory holds.
+cl::Program build_single_group(const cl::Context& context, const cl::Device& device,
+                               const KernelConfig& config, bool segments);
+
 class SingleGroupPlan : public SortPlan {
  public:
   SingleGroupPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
