@@ -320,20 +320,126 @@ void find_bucket_starts(__global const key_t* keys, uint n, uint from0, uint fro
   }
 }
 
-/* The hybrid path's last step. keys_in[0, n) is ordered by bucket (bits [bucket_shift, end_bit)
-   of the ordered key). Work-group g takes the buckets that start in [g, g + 1) * stride, its
-   segment, sorts them by bits [begin_bit, end_bit) in local memory and writes them to the same
-   positions of keys_out (which may be keys_in). A segment of more than TILE keys, or one whose
-   end lies beyond the search, is left unwritten and counted in *overflow: the host
-   then sorts keys_in again by the usual passes. Work-groups with nothing to sort still run
-   every barrier, sorting 0 keys (PoCL 3.1 miscompiles a work-group-uniform early return). */
+/* The hybrid path's last step, for buckets of up to BUCKET_LIMIT keys: keys_in[0, n) is
+   ordered by bucket (bits [bucket_shift, end_bit) of the ordered key). Work-group g takes the
+   buckets that start in [g, g + 1) * RANK_STRIDE, its range, ranks each key within its bucket
+   by comparing it with the bucket's other keys (a bucket of b keys costs b local reads a key:
+   no radix passes, no atomics), and writes keys and values straight to their positions in
+   keys_out (which may be keys_in: every key stays within its bucket, so other work-groups
+   still find the same bucket bounds). A range with a larger bucket goes to `ranges` for
+   segment_sort (counts[0] of them) if it fits its TILE, else it is counted in counts[1] and
+   the host sorts keys_in again by the usual passes. */
+#define RANK_STRIDE {{ rank_stride }}
+#define BUCKET_LIMIT {{ bucket_limit }}
+#define RANK_SPAN (RANK_STRIDE + BUCKET_LIMIT)
+#define RANK_ITEMS ((RANK_SPAN + WG - 1) / WG)
+{% if rank_stride + bucket_limit <= 32 * work_group_size %}
+#define RANK_UNROLL _Pragma("unroll")
+{% else %}
+#define RANK_UNROLL
+{% endif %}
+
+/* Bits [begin_bit, end_bit) of the ordered key, which the sort compares. */
+inline key_t sort_bits(key_t k, uint descending, uint begin_bit, uint end_bit) {
+  const key_t o = ordered_bits(k, descending) >> begin_bit;
+  const uint width = end_bit - begin_bit;
+  return width >= {{ key_bits }} ? o : (key_t)(o & (((key_t)1 << width) - 1));
+}
+
+/* Slot of bits[p] in bits[0, size) sorted stably, where bits are ordered by bucket (bits >>
+   bucket_shift): its bucket's first position plus its bucket's keys that sort before it. Sets
+   *too_big if the bucket holds more than BUCKET_LIMIT keys (the slot is then meaningless). */
+inline uint slot_in_bucket(__local const key_t* bits, uint p, uint size, uint bucket_shift,
+                           __local uint* too_big) {
+  const key_t mine = bits[p];
+  const key_t bucket = mine >> bucket_shift;
+  uint before = 0, first = p, last = p + 1;
+  for (; first > 0 && p - first < BUCKET_LIMIT && bits[first - 1] >> bucket_shift == bucket;
+       --first)
+    before += bits[first - 1] <= mine; /* equal keys from earlier positions stay before */
+  for (; last < size && last - first < BUCKET_LIMIT && bits[last] >> bucket_shift == bucket;
+       ++last)
+    before += bits[last] < mine;
+  if (last - first >= BUCKET_LIMIT) *too_big = 1;
+  return first + before;
+}
+
+/* Adds [begin, end) to the list of ranges that segment_sort sorts. */
+inline void list_range(__global uint* counts, __global uint* ranges, uint begin, uint end) {
+  const uint at = atomic_inc(&counts[0]);
+  ranges[2 * at] = begin;
+  ranges[2 * at + 1] = end;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
+{% if value_bytes > 0 %}
+                  __global const value_t* values_in, __global value_t* values_out,
+{% endif %}
+                  uint n, uint begin_bit, uint end_bit, uint descending, uint bucket_shift,
+                  __global uint* counts, __global uint* ranges) {
+  __local key_t bits[RANK_SPAN];
+  __local uint starts[2];
+  __local uint too_big;
+  const uint lid = get_local_id(0);
+  const uint from = get_group_id(0) * RANK_STRIDE;
+  find_bucket_starts(keys_in, n, from, min(from + RANK_STRIDE, n), descending, bucket_shift,
+                     end_bit, starts);
+  const uint begin = starts[0], end = starts[1];
+  /* Without a bucket start in [from, from + RANK_STRIDE) no bucket starts here. */
+  const bool has_buckets = begin <= n && begin < from + RANK_STRIDE;
+  const bool fits_segment_sort = end <= n && end - begin <= TILE;
+  const bool fits_here = fits_segment_sort && end - begin <= RANK_SPAN;
+  if (lid == 0) {
+    too_big = 0;
+    if (has_buckets && !fits_segment_sort) atomic_inc(&counts[1]);
+    if (has_buckets && fits_segment_sort && !fits_here) list_range(counts, ranges, begin, end);
+  }
+  const uint size = has_buckets && fits_here ? end - begin : 0;
+  key_t k[RANK_ITEMS];
+  uint slot[RANK_ITEMS];
+{% if value_bytes > 0 %}
+  value_t v[RANK_ITEMS];
+{% endif %}
+  RANK_UNROLL
+  for (uint j = 0; j < RANK_ITEMS; ++j) {
+    const uint p = j * WG + lid;
+    if (p < size) {
+      k[j] = keys_in[begin + p];
+{% if value_bytes > 0 %}
+      v[j] = values_in[begin + p];
+{% endif %}
+      bits[p] = sort_bits(k[j], descending, begin_bit, end_bit);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  RANK_UNROLL
+  for (uint j = 0; j < RANK_ITEMS; ++j) {
+    const uint p = j * WG + lid;
+    if (p < size) slot[j] = slot_in_bucket(bits, p, size, bucket_shift - begin_bit, &too_big);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (too_big && lid == 0) list_range(counts, ranges, begin, end);
+  RANK_UNROLL
+  for (uint j = 0; j < RANK_ITEMS; ++j) {
+    if (!too_big && j * WG + lid < size) {
+      keys_out[begin + slot[j]] = k[j];
+{% if value_bytes > 0 %}
+      values_out[begin + slot[j]] = v[j];
+{% endif %}
+    }
+  }
+}
+
+/* Sorts, for work-group g, keys_in[ranges[2g], ranges[2g + 1]) (whole buckets, at most TILE
+   keys, which segment_rank listed) by bits [begin_bit, end_bit) in local memory and writes
+   them to the same positions of keys_out (which may be keys_in). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void segment_sort(__global const key_t* keys_in, __global key_t* keys_out,
 {% if value_bytes > 0 %}
                   __global const value_t* values_in, __global value_t* values_out,
 {% endif %}
-                  uint n, uint begin_bit, uint end_bit, uint descending, uint bucket_shift,
-                  uint stride, __global uint* overflow) {
+                  uint begin_bit, uint end_bit, uint descending, __global const uint* ranges) {
   __local key_t tile_keys[TILE];
 {% if value_bytes > 0 %}
   __local value_t tile_values[TILE];
@@ -341,17 +447,9 @@ void segment_sort(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint tables[TABLE_WORDS];
   __local uint partial[WG];
   __local uint flag;
-  __local uint starts[2];
   const uint lid = get_local_id(0);
-  const uint from = get_group_id(0) * stride;
-  find_bucket_starts(keys_in, n, from, min(from + stride, n), descending, bucket_shift, end_bit,
-                     starts);
-  const uint begin = starts[0], end = starts[1];
-  /* Without a bucket start in [from, from + stride) no bucket starts here. */
-  const bool has_buckets = begin <= n && begin < from + stride;
-  const bool fits = end <= n && end - begin <= TILE;
-  if (has_buckets && !fits && lid == 0) atomic_inc(overflow);
-  const uint size = has_buckets && fits ? end - begin : 0;
+  const uint begin = ranges[2 * get_group_id(0)];
+  const uint size = ranges[2 * get_group_id(0) + 1] - begin;
   for (uint i = lid; i < size; i += WG) {
     tile_keys[i] = keys_in[begin + i];
 {% if value_bytes > 0 %}

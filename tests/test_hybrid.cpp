@@ -40,18 +40,20 @@ std::vector<Params> hybrid_variants() {
   return variants;
 }
 
-// Keys of the segment kernel's tile for `p` on the test device.
-std::uint64_t segment_tile(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
+// The segment kernel's parameters for `p` on the test device.
+Params segment_params(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
   const auto local = test_device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  return single_group_capacity(*detail::hybrid_segment_params(p, key_bytes, value_bytes, local));
+  return *detail::hybrid_segment_params(p, key_bytes, value_bytes, local);
 }
 
-// u64 keys whose top byte takes every value, half of them the top byte 0x80: by its digit
-// counts the top pass alone makes small buckets, but that one bucket holds n / 2 keys.
-std::vector<std::uint64_t> one_heavy_bucket(std::size_t n) {
+// u64 keys uniform but for every other one, whose top `shared_bytes` bytes are all 0x80: by
+// the digit counts of each pass two top passes make buckets of a few keys, but the keys of
+// the shared bytes fill far larger ones.
+std::vector<std::uint64_t> heavy_buckets(std::size_t n, unsigned shared_bytes) {
+  const std::uint64_t kept = ~std::uint64_t{0} >> (8 * shared_bytes);
+  const std::uint64_t shared = 0x8080808080808080ull & ~kept;
   std::vector<std::uint64_t> keys = make_keys<std::uint64_t>(Distribution::uniform, n, 17);
-  for (std::size_t i = 0; i < n; i += 2)
-    keys[i] = (keys[i] & 0x00FFFFFFFFFFFFFFull) | 0x8000000000000000ull;
+  for (std::size_t i = 0; i < n; i += 2) keys[i] = (keys[i] & kept) | shared;
   return keys;
 }
 
@@ -69,34 +71,38 @@ BOOST_AUTO_TEST_SUITE(hybrid_sorts)
 
 BOOST_AUTO_TEST_CASE(bucket_passes_follow_the_digits_present) {
   using detail::HybridPlan;
-  const std::uint64_t tile = 4096;  // buckets of up to 1,024 keys on average are small enough
+  const std::uint64_t target = 16;  // keys a bucket on average
   // 2^20 uniform keys over 4 passes: one top pass leaves 4,096 a bucket, two leave 16.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 256), spread(1 << 20, 256),
                                         spread(1 << 20, 256), spread(1 << 20, 256)},
-                                       1 << 20, tile) == 2u);
-  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 18, 256), spread(1 << 18, 256),
-                                        spread(1 << 18, 256), spread(1 << 18, 256)},
-                                       1 << 18, tile) == 1u);
-  // Two varying passes leave nothing to save.
+                                       1 << 20, target) == 2u);
+  // 2^22: two leave 64, three 0.25.
+  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 22, 256), spread(1 << 22, 256),
+                                        spread(1 << 22, 256), spread(1 << 22, 256)},
+                                       1 << 22, target) == 3u);
+  // At least one pass is left for the segment step to save.
+  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 12, 256), spread(1 << 12, 256)}, 1 << 12,
+                                       target) == 1u);
   BOOST_TEST(
-      HybridPlan::bucket_passes({spread(1 << 18, 256), spread(1 << 18, 256)}, 1 << 18, tile) == 0u);
-  // 7 distinct digits in each of the two passes allowed: 49 buckets of 21,400 keys at least
-  // on average, so some bucket must exceed the tile.
+      HybridPlan::bucket_passes({spread(1 << 18, 256), spread(1 << 18, 256)}, 1 << 18, target) ==
+      0u);
+  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 8, 256)}, 1 << 8, target) == 0u);
+  // 7 distinct digits in each pass: three passes make 343 buckets of 3,057 keys on average.
   BOOST_TEST(HybridPlan::bucket_passes(
                  {spread(1 << 20, 7), spread(1 << 20, 7), spread(1 << 20, 7), spread(1 << 20, 7)},
-                 1 << 20, tile) == 0u);
-  // 16 digits in each pass: two passes would make 256 buckets of 256 keys, but keys with few
+                 1 << 20, target) == 0u);
+  // 16 digits in each pass: two passes would make 256 buckets of 16 keys, but keys with few
   // digits are likely few distinct keys, whose buckets are far fewer.
-  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 16, 16), spread(1 << 16, 16),
-                                        spread(1 << 16, 16), spread(1 << 16, 16)},
-                                       1 << 16, tile) == 0u);
+  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 12, 16), spread(1 << 12, 16),
+                                        spread(1 << 12, 16), spread(1 << 12, 16)},
+                                       1 << 12, target) == 0u);
   // Counted from the top: only the top passes' digits matter.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 2), spread(1 << 20, 2),
                                         spread(1 << 20, 256), spread(1 << 20, 256)},
-                                       1 << 20, tile) == 2u);
+                                       1 << 20, target) == 2u);
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 256), spread(1 << 20, 256),
                                         spread(1 << 20, 2), spread(1 << 20, 256)},
-                                       1 << 20, tile) == 0u);
+                                       1 << 20, target) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(sorts_every_distribution_and_bit_range) {
@@ -125,19 +131,40 @@ BOOST_AUTO_TEST_CASE(sorts_every_distribution_and_bit_range) {
   }
 }
 
-// The bucket of top byte 0x80 is larger than a segment's tile: the sort falls back to the
-// passes over every digit and must still be stable.
+// The keys of top byte 0x80 fill buckets larger than segment_rank ranks by comparison and
+// smaller than the segment kernel's tile: those go to the segment kernel, the rest are ranked.
+BOOST_AUTO_TEST_CASE(buckets_too_large_to_rank_go_to_the_segment_kernel) {
+  for (const Params& p : hybrid_variants()) {
+    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      const Params segment = segment_params(p, 8, 4);
+      const std::uint64_t limit = detail::segment_rank_shape(segment).bucket_limit;
+      const std::size_t n = 1024 * limit + 1;  // heavy buckets of n / 512 = 2 x limit keys
+      BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
+                             byte_counts(heavy_buckets(n, 1)), n,
+                             detail::HybridPlan::bucket_target(limit)) == 2u);
+      BOOST_TEST_REQUIRE(n / 512 < single_group_capacity(segment));
+      Sorter sorter(test_queue(), p);
+      for (bool descending : {false, true})
+        expect_sorted_pairs<std::uint64_t, std::uint32_t>(sorter, heavy_buckets(n, 1),
+                                                          SortOptions{descending}, "heavy buckets");
+    }
+  }
+}
+
+// The keys of top bytes 0x8080 fill one bucket larger than the segment kernel's tile: the sort
+// falls back to the passes over every digit and must still be stable.
 BOOST_AUTO_TEST_CASE(an_overflowing_segment_falls_back_to_every_pass) {
   for (const Params& p : hybrid_variants()) {
     BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      const std::uint64_t tile = segment_tile(p, 8, 4);
-      const std::size_t n = 40 * tile + 1;  // 256 buckets of n / 256 < tile / 4 by the counts
-      BOOST_TEST_REQUIRE(
-          detail::HybridPlan::bucket_passes(byte_counts(one_heavy_bucket(n)), n, tile) == 1u);
-      BOOST_TEST_REQUIRE(n / 2 > tile);
+      const Params segment = segment_params(p, 8, 4);
+      const std::uint64_t limit = detail::segment_rank_shape(segment).bucket_limit;
+      const std::size_t n = 2 * single_group_capacity(segment) + 1;
+      BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
+                             byte_counts(heavy_buckets(n, 2)), n,
+                             detail::HybridPlan::bucket_target(limit)) == 2u);
       Sorter sorter(test_queue(), p);
       for (bool descending : {false, true})
-        expect_sorted_pairs<std::uint64_t, std::uint32_t>(sorter, one_heavy_bucket(n),
+        expect_sorted_pairs<std::uint64_t, std::uint32_t>(sorter, heavy_buckets(n, 2),
                                                           SortOptions{descending}, "heavy bucket");
     }
   }

@@ -32,18 +32,22 @@ HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
                        const KernelConfig& config)
     : OnesweepPlan(context, device, config) {
   const KernelConfig segment = segment_config(device, config);
-  segment_tile_ = single_group_capacity(segment.params);
+  rank_shape_ = segment_rank_shape(segment.params);
   const cl::Program program = build_single_group(context, device, segment, /*segments=*/true);
-  segment_kernel_ =
-      make_kernel(program, device, "segment_sort",
-                  static_cast<std::size_t>(segment.params.work_group_size), "work_group_size");
+  const auto wg = static_cast<std::size_t>(segment.params.work_group_size);
+  rank_kernel_ = make_kernel(program, device, "segment_rank", wg, "work_group_size");
+  segment_kernel_ = make_kernel(program, device, "segment_sort", wg, "work_group_size");
+}
+
+std::uint64_t HybridPlan::bucket_target(std::uint64_t bucket_limit) {
+  return std::max<std::uint64_t>(bucket_limit / 16, 1);
 }
 
 std::size_t HybridPlan::bucket_passes(
     const std::vector<std::vector<std::uint64_t>>& counts_of_varying, std::uint64_t n,
-    std::uint64_t tile) {
-  if (counts_of_varying.size() < 3) return 0;
-  const std::size_t most = counts_of_varying.size() - 2;
+    std::uint64_t bucket_target) {
+  if (counts_of_varying.size() < 2) return 0;
+  const std::size_t most = counts_of_varying.size() - 1;
   double buckets = 1;
   for (std::size_t top = 1; top <= most; ++top) {
     const auto& counts = counts_of_varying[counts_of_varying.size() - top];
@@ -53,9 +57,9 @@ std::size_t HybridPlan::bucket_passes(
     // would then promise buckets that never come (and each overflow costs every pass again).
     if (static_cast<std::size_t>(present) * 4 < counts.size()) return 0;
     buckets *= static_cast<double>(present);
-    if (static_cast<double>(n) / buckets <= static_cast<double>(tile) / 4) return top;
+    if (static_cast<double>(n) / buckets <= static_cast<double>(bucket_target)) return top;
   }
-  return 0;  // includes n / buckets > tile: some bucket certainly overflows
+  return 0;
 }
 
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
@@ -74,7 +78,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
   std::vector<std::vector<std::uint64_t>> counts;
   for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
-  const std::size_t top = bucket_passes(counts, n, segment_tile_);
+  const std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
   if (top == 0) {
     if (!varying.empty())
       enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false);
@@ -98,26 +102,35 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
 
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
                                std::uint64_t n, const SortSpec& spec, unsigned bucket_shift) {
-  const cl::Buffer& overflow = overflow_.at_least(context_, 4, "segment overflow count");
+  const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
+  const cl::Buffer& counts = segment_counts_.at_least(context_, 8, "segment counts");
+  const cl::Buffer& ranges = segment_ranges_.at_least(context_, 8 * groups, "segment ranges");
   chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
-    check(chain.queue().enqueueFillBuffer(overflow, cl_uint{0}, 0, 4, waits, event), "enqueue fill",
-          "segment overflow count");
+    check(chain.queue().enqueueFillBuffer(counts, cl_uint{0}, 0, 8, waits, event), "enqueue fill",
+          "segment counts");
   });
-  // Segments start every half tile, so that buckets of up to half a tile fit after them.
-  const std::uint64_t stride = segment_tile_ / 2 > 0 ? segment_tile_ / 2 : 1;
-  KernelArgs args(segment_kernel_, false);
-  args.buffer(from.keys).buffer(data.keys);
-  if (config_.value_bytes > 0) args.buffer(from.values).buffer(data.values);
-  args.u32(static_cast<std::uint32_t>(n))
+  KernelArgs rank(rank_kernel_, false);
+  rank.buffer(from.keys).buffer(data.keys);
+  if (config_.value_bytes > 0) rank.buffer(from.values).buffer(data.values);
+  rank.u32(static_cast<std::uint32_t>(n))
       .u32(spec.begin_bit)
       .u32(spec.end_bit)
       .u32(spec.descending)
       .u32(bucket_shift)
-      .u32(static_cast<std::uint32_t>(stride))
-      .buffer(overflow);
+      .buffer(counts)
+      .buffer(ranges);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  const cl::Event sorted = chain.launch(segment_kernel_, (n + stride - 1) / stride * wg, wg, true);
-  return read_back(chain.queue(), overflow, 1, sorted, "segment overflow count")[0] != 0;
+  const cl::Event ranked = chain.launch(rank_kernel_, groups * wg, wg, true);
+  const std::vector<cl_uint> listed_and_overflowed =
+      read_back(chain.queue(), counts, 2, ranked, "segment counts");
+  if (listed_and_overflowed[1] != 0) return true;
+  if (listed_and_overflowed[0] == 0) return false;
+  KernelArgs sort(segment_kernel_, false);
+  sort.buffer(from.keys).buffer(data.keys);
+  if (config_.value_bytes > 0) sort.buffer(from.values).buffer(data.values);
+  sort.u32(spec.begin_bit).u32(spec.end_bit).u32(spec.descending).buffer(ranges);
+  chain.launch(segment_kernel_, listed_and_overflowed[0] * wg, wg, false);
+  return false;
 }
 
 }  // namespace clsort::detail

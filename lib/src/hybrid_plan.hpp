@@ -3,6 +3,7 @@
 #pragma once
 
 #include "onesweep_plan.hpp"
+#include "radix_kernels.hpp"
 
 namespace clsort::detail {
 
@@ -16,21 +17,28 @@ class HybridPlan : public OnesweepPlan {
            const SortSpec& spec) override;
 
   /// How many of the top varying passes (the last of `counts_of_varying`, each pass's digit
-  /// counts) to run as onesweep passes: the fewest that leave buckets of at most a quarter of
-  /// the segment kernel's tile on average (the product of the digits present in each estimates
-  /// the number of buckets) and at least two passes for the segment kernel to save; 0 (plain
+  /// counts) to run as onesweep passes: the fewest that leave buckets of at most
+  /// `bucket_target` keys on average (the product of the digits present in each estimates the
+  /// number of buckets), keeping at least one pass for the segment step to save; 0 (plain
   /// passes) where none does, or where one of them has fewer than a quarter of its digits.
   static std::size_t bucket_passes(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
-                                   std::uint64_t n, std::uint64_t tile);
+                                   std::uint64_t n, std::uint64_t bucket_target);
+
+  /// The average bucket that bucket_passes aims for with segment_rank's `bucket_limit`: a
+  /// sixteenth of it, so that the buckets of uniformly spread keys stay far below it.
+  static std::uint64_t bucket_target(std::uint64_t bucket_limit);
 
  private:
-  /// Enqueues the segment kernel from `from` into data, then reads whether a segment overflowed.
+  /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
+  /// kernel and whether one overflowed, then enqueues the segment kernel over those ranges.
+  /// Returns whether a range overflowed (the keys then still need the usual passes).
   bool sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
                      std::uint64_t n, const SortSpec& spec, unsigned bucket_shift);
 
-  std::uint64_t segment_tile_;
+  SegmentRankShape rank_shape_;
+  cl::Kernel rank_kernel_;
   cl::Kernel segment_kernel_;
-  DeviceBuffer overflow_;
+  DeviceBuffer segment_counts_, segment_ranges_;
 };
 
 }  // namespace clsort::detail

@@ -196,6 +196,13 @@ std::optional<Params> hybrid_segment_params(const Params& params, std::size_t ke
   return std::nullopt;
 }
 
+SegmentRankShape segment_rank_shape(const Params& params) {
+  SegmentRankShape shape;
+  shape.bucket_limit = std::max<std::uint64_t>(static_cast<std::uint64_t>(params.work_group_size), 32);
+  shape.stride = 4 * shape.bucket_limit;
+  return shape;
+}
+
 bool single_group_wide_slots(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
                              std::uint64_t local_memory_bytes) {
   return params.ranking == Ranking::warp_match &&

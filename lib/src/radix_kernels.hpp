@@ -76,6 +76,19 @@ std::optional<Params> hybrid_segment_params(const Params& params, std::size_t ke
                                             std::size_t value_bytes,
                                             std::uint64_t local_memory_bytes);
 
+/// How the hybrid path's segment_rank kernel ranks small buckets: each work-group takes the
+/// buckets that start in its stretch of `stride` keys and ranks those of fewer than
+/// `bucket_limit` keys by comparing keys; a stretch with a larger bucket goes to the segment
+/// kernel.
+struct SegmentRankShape {
+  std::uint64_t stride = 0;
+  std::uint64_t bucket_limit = 0;
+};
+
+/// The shape for the segment kernel's `params`: buckets of up to one key per work-item (at
+/// least 32), stretches of four times that.
+SegmentRankShape segment_rank_shape(const Params& params);
+
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);
 

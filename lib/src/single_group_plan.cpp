@@ -11,6 +11,9 @@ cl::Program build_single_group(const cl::Context& context, const cl::Device& dev
                                const KernelConfig& config, bool segments) {
   TemplateContext variables = kernel_template_variables(config);
   variables["segments"] = segments;
+  const SegmentRankShape rank = segment_rank_shape(config.params);
+  variables["rank_stride"] = static_cast<std::int64_t>(rank.stride);
+  variables["bucket_limit"] = static_cast<std::int64_t>(rank.bucket_limit);
   variables["wide_slots"] =
       single_group_wide_slots(config.params, key_size(config.key_type), config.value_bytes,
                               query_limits(device).local_memory_bytes);
