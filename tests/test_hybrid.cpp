@@ -46,9 +46,7 @@ Params segment_params(const Params& p, std::size_t key_bytes, std::size_t value_
   return *detail::hybrid_segment_params(p, key_bytes, value_bytes, local);
 }
 
-// u64 keys uniform but for every other one, whose top `shared_bytes` bytes are all 0x80: by
-// the digit counts of each pass two top passes make buckets of a few keys, but the keys of
-// the shared bytes fill far larger ones.
+// u64 keys uniform but for every other one, whose top `shared_bytes` bytes are all 0x80.
 std::vector<std::uint64_t> heavy_buckets(std::size_t n, unsigned shared_bytes) {
   const std::uint64_t kept = ~std::uint64_t{0} >> (8 * shared_bytes);
   const std::uint64_t shared = 0x8080808080808080ull & ~kept;
@@ -83,9 +81,8 @@ BOOST_AUTO_TEST_CASE(bucket_passes_follow_the_digits_present) {
   // At least one pass is left for the segment step to save.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 12, 256), spread(1 << 12, 256)}, 1 << 12,
                                        target) == 1u);
-  BOOST_TEST(
-      HybridPlan::bucket_passes({spread(1 << 18, 256), spread(1 << 18, 256)}, 1 << 18, target) ==
-      0u);
+  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 18, 256), spread(1 << 18, 256)}, 1 << 18,
+                                       target) == 0u);
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 8, 256)}, 1 << 8, target) == 0u);
   // 7 distinct digits in each pass: three passes make 343 buckets of 3,057 keys on average.
   BOOST_TEST(HybridPlan::bucket_passes(
@@ -131,43 +128,37 @@ BOOST_AUTO_TEST_CASE(sorts_every_distribution_and_bit_range) {
   }
 }
 
-// The keys of top byte 0x80 fill buckets larger than segment_rank ranks by comparison and
-// smaller than the segment kernel's tile: those go to the segment kernel, the rest are ranked.
-BOOST_AUTO_TEST_CASE(buckets_too_large_to_rank_go_to_the_segment_kernel) {
-  for (const Params& p : hybrid_variants()) {
-    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      const Params segment = segment_params(p, 8, 4);
-      const std::uint64_t limit = detail::segment_rank_shape(segment).bucket_limit;
-      const std::size_t n = 1024 * limit + 1;  // heavy buckets of n / 512 = 2 x limit keys
-      BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
-                             byte_counts(heavy_buckets(n, 1)), n,
-                             detail::HybridPlan::bucket_target(limit)) == 2u);
-      BOOST_TEST_REQUIRE(n / 512 < single_group_capacity(segment));
-      Sorter sorter(test_queue(), p);
-      for (bool descending : {false, true})
-        expect_sorted_pairs<std::uint64_t, std::uint32_t>(sorter, heavy_buckets(n, 1),
-                                                          SortOptions{descending}, "heavy buckets");
-    }
-  }
+// Half the keys share their top two bytes (by the digit counts, two top passes make buckets of
+// less than a key): their bucket is larger than segment_rank ranks by comparison and, at n keys,
+// `fits` the segment kernel's tile or not.
+void sort_one_heavy_bucket(const Params& p, bool fits) {
+  const Params segment = segment_params(p, 8, 4);
+  const std::uint64_t tile = single_group_capacity(segment);
+  const std::uint64_t limit = detail::segment_rank_shape(segment).bucket_limit;
+  const std::size_t n = (fits ? 1 : 2) * tile + 1;
+  const std::vector<std::uint64_t> keys = heavy_buckets(n, 2);
+  BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
+                         byte_counts(keys), n, detail::HybridPlan::bucket_target(limit)) == 2u);
+  const std::uint64_t heavy = (n + 1) / 2;  // the keys at even positions
+  BOOST_TEST_REQUIRE(heavy > limit);
+  BOOST_TEST_REQUIRE((heavy <= tile) == fits);
+  Sorter sorter(test_queue(), p);
+  for (bool descending : {false, true})
+    expect_sorted_pairs<std::uint64_t, std::uint32_t>(sorter, keys, SortOptions{descending},
+                                                      "heavy bucket");
 }
 
-// The keys of top bytes 0x8080 fill one bucket larger than the segment kernel's tile: the sort
-// falls back to the passes over every digit and must still be stable.
-BOOST_AUTO_TEST_CASE(an_overflowing_segment_falls_back_to_every_pass) {
-  for (const Params& p : hybrid_variants()) {
-    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      const Params segment = segment_params(p, 8, 4);
-      const std::uint64_t limit = detail::segment_rank_shape(segment).bucket_limit;
-      const std::size_t n = 2 * single_group_capacity(segment) + 1;
-      BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
-                             byte_counts(heavy_buckets(n, 2)), n,
-                             detail::HybridPlan::bucket_target(limit)) == 2u);
-      Sorter sorter(test_queue(), p);
-      for (bool descending : {false, true})
-        expect_sorted_pairs<std::uint64_t, std::uint32_t>(sorter, heavy_buckets(n, 2),
-                                                          SortOptions{descending}, "heavy bucket");
+BOOST_AUTO_TEST_CASE(buckets_too_large_to_rank_go_to_the_segment_kernel) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      sort_one_heavy_bucket(p, true);
     }
-  }
+}
+
+// The sort falls back to the passes over every digit and must still be stable.
+BOOST_AUTO_TEST_CASE(an_overflowing_segment_falls_back_to_every_pass) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      sort_one_heavy_bucket(p, false);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -40,7 +40,7 @@ HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
 }
 
 std::uint64_t HybridPlan::bucket_target(std::uint64_t bucket_limit) {
-  return std::max<std::uint64_t>(bucket_limit / 16, 1);
+  return std::max<std::uint64_t>(bucket_limit / 64, 1);
 }
 
 std::size_t HybridPlan::bucket_passes(

@@ -198,7 +198,8 @@ std::optional<Params> hybrid_segment_params(const Params& params, std::size_t ke
 
 SegmentRankShape segment_rank_shape(const Params& params) {
   SegmentRankShape shape;
-  shape.bucket_limit = std::max<std::uint64_t>(static_cast<std::uint64_t>(params.work_group_size), 32);
+  shape.bucket_limit =
+      std::max<std::uint64_t>(static_cast<std::uint64_t>(params.work_group_size), 32);
   shape.stride = 4 * shape.bucket_limit;
   return shape;
 }
