@@ -30,14 +30,15 @@ enum class Algorithm {
   /// ranking (as onesweep's). The scan fields are unused.
   single_group,
   /// Most significant digits first, for wide keys: onesweep's histogram, then onesweep passes
-  /// over only the top varying digits, as many as leave buckets of a few hundred keys; then
-  /// each work-group sorts the buckets that start in its stretch of the array (a segment)
-  /// wholly in local memory, by every bit, in one read and one write. 64-bit keys move 3-4
-  /// times instead of 8. The segment kernel has onesweep's radix bits, work-group size and
-  /// ranking, and as many keys per work-item (at most 32) as local memory holds. The call
-  /// waits for the device twice (digit counts, then whether a segment overflowed); a segment
-  /// larger than local memory makes the sort run onesweep's passes over the bucketed keys.
-  /// ConstantPassCheck::never runs plain onesweep.
+  /// over only the top varying digits, as many as leave buckets of about 4 keys; then each key
+  /// is ranked within its bucket by comparing it with the bucket's other keys and written
+  /// straight to its place, so 64-bit keys move 4 times instead of 8. Buckets of more keys than
+  /// the work-group size are sorted whole in local memory by a segment kernel with onesweep's
+  /// radix bits, work-group size and ranking and as many keys per work-item (at most 32) as
+  /// local memory holds. The call waits for the device twice (digit counts, then how many
+  /// buckets were too large); a bucket larger than the segment kernel's local memory makes the
+  /// sort run onesweep's passes over the bucketed keys. ConstantPassCheck::never runs plain
+  /// onesweep.
   hybrid,
 };
 
