@@ -1,6 +1,6 @@
 // End-to-end test of clsort-tune with a tiny search space and budget: it writes a valid profile
 // that the library and the CLI then find and use; it resumes; winners are rematched against the
-// default; bad spaces are named.
+// default; a resumed class replays what its results file knows; bad spaces are named.
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "class_tuner.hpp"
 #include "rematch.hpp"
 #include "search_space.hpp"
 #include "support/cli_fixture.hpp"
@@ -185,6 +186,53 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   BOOST_TEST(!has(after_change, "resuming"));
   BOOST_TEST(has(after_change, std::to_string(lines.size()) +
                                    " earlier results ignored: measured with other kernels"));
+}
+
+// A class resumed after its time is spent still screens what the results file knows (free), so
+// the winner found before the interruption is confirmed and rematched, not lost to the default.
+BOOST_AUTO_TEST_CASE(a_resumed_class_replays_known_results_after_its_deadline) {
+  tune::ClassTask task;
+  task.problem.key_bits = 32;
+  task.confirm_n = 1 << 14;
+  task.screen_n = 1 << 10;
+  const Params fallback = built_in_default_at(task.confirm_n);
+  Params candidate = fallback;
+  candidate.algorithm = Algorithm::reduce_then_scan;
+  candidate.ranking = Ranking::serial;
+  candidate.work_group_size = 1;
+  candidate.elements_per_thread = 1024;
+  candidate.scan_work_group_size = 16;
+  candidate.scan_elements_per_thread = 16;
+  BOOST_REQUIRE(tune::differences(candidate, fallback) > 0);
+  const std::string results_path = path("resumed.results.jsonl");
+  {
+    std::ofstream results(results_path);
+    for (const std::uint64_t n : {task.screen_n, task.confirm_n})
+      for (const auto& [params, ms] : {std::pair{fallback, 10.0}, std::pair{candidate, 1.0}})
+        results << nlohmann::json{{"kernels", kernel_templates_hash()},
+                                  {"class", task.id()},
+                                  {"n", n},
+                                  {"params", params},
+                                  {"status", "ok"},
+                                  {"detail", ""},
+                                  {"milliseconds", ms}}
+                       .dump()
+                << "\n";
+  }
+  std::ofstream(path("space.json")) << tiny_space;
+  const tune::SearchSpace space =
+      tune::parse_search_space(nlohmann::json::parse(std::ifstream(path("space.json"))));
+  tune::ResultsLog log(results_path, kernel_templates_hash());
+  tune::Bench bench(test_device());
+  const auto spent = std::chrono::steady_clock::now();
+  tune::tune_class(bench, space, task, tune::TuningSettings{}, spent, log,
+                   [](const tune::ClassTask&, const Params&, std::uint64_t) {});
+  const auto rounds = rematches(results_path, fallback);
+  const auto found = rounds.find(task.id());
+  BOOST_REQUIRE(found != rounds.end());
+  BOOST_TEST((found->second.challenger == candidate));
+  BOOST_TEST(found->second.challenger_ms.size() == 3u);
+  BOOST_TEST(found->second.default_ms.size() == 3u);
 }
 
 // Onesweep has no scan kernels: sets that differ only in the scan fields are one candidate,

@@ -55,6 +55,11 @@ class Search {
     return m->gkeys_per_s();
   }
 
+  // Whether the log already holds a measurement of `params` at n keys (measure() costs nothing).
+  bool known(const Params& params, std::uint64_t n) const {
+    return log_.find(task_.id(), params, n).has_value();
+  }
+
   // A fresh measurement for round `round` of a rematch (never one from the log): its time in
   // ms, 0 if it failed.
   double measure_again(const Params& params, std::uint64_t n, int round) {
@@ -149,10 +154,13 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
     return std::any_of(screened.begin(), screened.end(),
                        [&](const Scored& s) { return differences(s.params, p) == 0; });
   };
-  while (!queue.empty() && Clock::now() < screen_until) {
+  // Past its time the screening still replays what the log knows: a run resumed with a smaller
+  // budget then finds the winners its first run found (the H100's 64-bit retune, resumed, had
+  // kept the default for u64 keys with u32 values because that class's time was spent).
+  while (!queue.empty()) {
     const Params p = queue.front();
     queue.pop_front();
-    if (seen(p)) continue;
+    if (seen(p) || (Clock::now() >= screen_until && !search.known(p, task.screen_n))) continue;
     screened.push_back({p, search.measure(p, task.screen_n)});
     if (screened.back().gkeys > best) {
       best = screened.back().gkeys;
