@@ -1,7 +1,8 @@
 {# Sorts held whole in one work-group's local memory, every pass there, skipping passes whose digit
-   is the same for every key: single_group_sort takes a small array in one launch; segment_sort
-   (with `segments`) the segments of an array that earlier passes ordered by its top bits (the
-   hybrid path). #}
+   is the same for every key: single_group_sort takes a small array in one launch (with
+   `bucket_rank`, passes over its top digits only, then a rank within each bucket by comparison);
+   segment_rank and segment_sort (with `segments`) finish the buckets of an array that earlier
+   passes ordered by its top bits (the hybrid path). #}
 {% include "common.cl" %}
 #define TILE (WG * EPT)
 /* Keys a work-item holds stay in registers where there are few; a CPU's single work-item of
@@ -242,11 +243,89 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
   }
 }
 
+/* The most keys of one bucket that a key is ranked among by comparison. */
+#define BUCKET_LIMIT {{ bucket_limit }}
+
+/* Bits [begin_bit, end_bit) of the ordered key, which the sort compares. */
+inline key_t sort_bits(key_t k, uint descending, uint begin_bit, uint end_bit) {
+  const key_t o = ordered_bits(k, descending) >> begin_bit;
+  const uint width = end_bit - begin_bit;
+  return width >= {{ key_bits }} ? o : (key_t)(o & (((key_t)1 << width) - 1));
+}
+
+{% if segments %}
+/* segment_rank ranks the compared bits, which it stores in local memory. */
+#define COMPARED(key) (key)
+{% else %}
+/* single_group_hybrid ranks the keys of its tile, which must stay whole for its fallback. */
+#define COMPARED(key) sort_bits((key), descending, begin_bit, end_bit)
+{% endif %}
+
+/* Slot of keys[p] in keys[0, size) sorted stably by COMPARED bits, where they are ordered by
+   bucket (COMPARED bits >> bucket_shift): its bucket's first position plus its bucket's keys
+   that sort before it. Sets *too_big if the bucket holds more than BUCKET_LIMIT keys (the slot
+   is then meaningless). descending, begin_bit and end_bit are COMPARED's. */
+inline uint slot_in_bucket(__local const key_t* keys, uint p, uint size, uint bucket_shift,
+                           uint descending, uint begin_bit, uint end_bit,
+                           __local uint* too_big) {
+  const key_t mine = COMPARED(keys[p]);
+  const key_t bucket = mine >> bucket_shift;
+  uint before = 0, first = p, last = p + 1;
+  for (; first > 0 && p - first < BUCKET_LIMIT; --first) {
+    const key_t other = COMPARED(keys[first - 1]);
+    if (other >> bucket_shift != bucket) break;
+    before += other <= mine; /* equal keys from earlier positions stay before */
+  }
+  for (; last < size && last - first < BUCKET_LIMIT; ++last) {
+    const key_t other = COMPARED(keys[last]);
+    if (other >> bucket_shift != bucket) break;
+    before += other < mine;
+  }
+  if (last - first >= BUCKET_LIMIT) *too_big = 1;
+  return first + before;
+}
+
+{% if bucket_rank %}
+/* single_group_hybrid's last step, where `rank` (the same for the work-group): tile_keys[0, n)
+   are ordered by bucket (bits [rank_from_bit, end_bit) of the ordered key). Each key's slot is
+   its bucket's first position plus the keys of its bucket that sort before it; keys and values
+   go straight from the tile to their slots in keys_out and values_out. Returns whether it did:
+   not where a bucket holds more than BUCKET_LIMIT keys. *too_big must be 0. Every work-item
+   must call it, rank or not: barriers stay out of branches, which PoCL's work-item loops
+   mishandle. */
+bool rank_buckets_into(__global key_t* keys_out VALUES_ARG(__global value_t* values_out),
+                       __local const key_t* tile_keys
+                           VALUES_ARG(__local const value_t* tile_values),
+                       uint n, uint begin_bit, uint end_bit, uint rank_from_bit, uint descending,
+                       bool rank, __local uint* too_big) {
+  const uint lid = get_local_id(0);
+  uint slot[EPT];
+  UNROLL
+  for (uint j = 0; j < EPT; ++j)
+    if (rank && j * WG + lid < n)
+      slot[j] = slot_in_bucket(tile_keys, j * WG + lid, n, rank_from_bit - begin_bit, descending,
+                               begin_bit, end_bit, too_big);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const bool ranked = rank && !*too_big;
+  UNROLL
+  for (uint j = 0; j < EPT; ++j) {
+    const uint p = j * WG + lid;
+    if (ranked && p < n) {
+      keys_out[slot[j]] = tile_keys[p];
+{% if value_bytes > 0 %}
+      values_out[slot[j]] = tile_values[p];
+{% endif %}
+    }
+  }
+  return ranked;
+}
+
+{% endif %}
 {% if not segments %}
 /* Sorts keys[0, n) (and values) by bits [begin_bit, end_bit) of the ordered key, n <= TILE. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n,
-                       uint begin_bit, uint end_bit, uint descending) {
+                       uint begin_bit, uint end_bit, uint descending, uint rank_from_bit) {
   __local key_t tile_keys[TILE];
 {% if value_bytes > 0 %}
   __local value_t tile_values[TILE];
@@ -267,8 +346,27 @@ void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values)
 {% endif %}
     }
   }
+{% if bucket_rank %}
+  /* Passes over the top digits from rank_from_bit, then ranks within buckets. Where a bucket is
+     too large to rank, passes over every digit after all: the top digits' passes were stable,
+     so equal keys are still in their first order. */
+  __local uint too_big;
+  if (lid == 0) too_big = 0; /* sort_in_local's barriers order this before the rank reads it */
+  sort_in_local(tile_keys VALUES_ARG(tile_values), n, rank_from_bit, end_bit, descending, tables,
+                partial, &pass_is_constant);
+  const bool every_bit_sorted = rank_from_bit == begin_bit;
+  const bool ranked = rank_buckets_into(keys VALUES_ARG(values), tile_keys
+                                        VALUES_ARG(tile_values), n, begin_bit, end_bit,
+                                        rank_from_bit, descending, !every_bit_sorted, &too_big);
+  sort_in_local(tile_keys VALUES_ARG(tile_values), n,
+                ranked || every_bit_sorted ? end_bit : begin_bit, end_bit, descending, tables,
+                partial, &pass_is_constant);
+  if (ranked) return;
+{% else %}
+  /* rank_from_bit: unused (every pass, from begin_bit). */
   sort_in_local(tile_keys VALUES_ARG(tile_values), n, begin_bit, end_bit, descending, tables,
                 partial, &pass_is_constant);
+{% endif %}
   UNROLL
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid;
@@ -330,7 +428,6 @@ void find_bucket_starts(__global const key_t* keys, uint n, uint from0, uint fro
    segment_sort (counts[0] of them) if it fits its TILE, else it is counted in counts[1] and
    the host sorts keys_in again by the usual passes. */
 #define RANK_STRIDE {{ rank_stride }}
-#define BUCKET_LIMIT {{ bucket_limit }}
 #define RANK_SPAN (RANK_STRIDE + BUCKET_LIMIT)
 #define RANK_ITEMS ((RANK_SPAN + WG - 1) / WG)
 {% if rank_stride + bucket_limit <= 32 * work_group_size %}
@@ -338,31 +435,6 @@ void find_bucket_starts(__global const key_t* keys, uint n, uint from0, uint fro
 {% else %}
 #define RANK_UNROLL
 {% endif %}
-
-/* Bits [begin_bit, end_bit) of the ordered key, which the sort compares. */
-inline key_t sort_bits(key_t k, uint descending, uint begin_bit, uint end_bit) {
-  const key_t o = ordered_bits(k, descending) >> begin_bit;
-  const uint width = end_bit - begin_bit;
-  return width >= {{ key_bits }} ? o : (key_t)(o & (((key_t)1 << width) - 1));
-}
-
-/* Slot of bits[p] in bits[0, size) sorted stably, where bits are ordered by bucket (bits >>
-   bucket_shift): its bucket's first position plus its bucket's keys that sort before it. Sets
-   *too_big if the bucket holds more than BUCKET_LIMIT keys (the slot is then meaningless). */
-inline uint slot_in_bucket(__local const key_t* bits, uint p, uint size, uint bucket_shift,
-                           __local uint* too_big) {
-  const key_t mine = bits[p];
-  const key_t bucket = mine >> bucket_shift;
-  uint before = 0, first = p, last = p + 1;
-  for (; first > 0 && p - first < BUCKET_LIMIT && bits[first - 1] >> bucket_shift == bucket;
-       --first)
-    before += bits[first - 1] <= mine; /* equal keys from earlier positions stay before */
-  for (; last < size && last - first < BUCKET_LIMIT && bits[last] >> bucket_shift == bucket;
-       ++last)
-    before += bits[last] < mine;
-  if (last - first >= BUCKET_LIMIT) *too_big = 1;
-  return first + before;
-}
 
 /* Adds [begin, end) to the list of ranges that segment_sort sorts. */
 inline void list_range(__global uint* counts, __global uint* ranges, uint begin, uint end) {
@@ -416,7 +488,9 @@ void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
   RANK_UNROLL
   for (uint j = 0; j < RANK_ITEMS; ++j) {
     const uint p = j * WG + lid;
-    if (p < size) slot[j] = slot_in_bucket(bits, p, size, bucket_shift - begin_bit, &too_big);
+    if (p < size)
+      slot[j] = slot_in_bucket(bits, p, size, bucket_shift - begin_bit, descending, begin_bit,
+                               end_bit, &too_big);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (too_big && lid == 0) list_range(counts, ranges, begin, end);

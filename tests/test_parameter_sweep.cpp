@@ -57,7 +57,7 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
     p.scan_elements_per_thread += p.scan_elements_per_thread == 0;
     sets.push_back(p);
   }
-  if (ranking == Ranking::warp_match && algorithm == Algorithm::single_group) {
+  if (ranking == Ranking::warp_match && sorts_in_one_group(algorithm)) {
     // Up to 32 warps (11: not a power of two) whose counts each digit's walk sums; sets whose
     // per-warp masks exceed the device's local memory are left out (runnable()).
     for (auto [wg, bits] : {std::pair{512, 8}, {1024, 8}, {1024, 6}, {1024, 4}, {352, 6}}) {
@@ -67,7 +67,7 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
       if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
     }
   }
-  if (ranking == Ranking::warp_match && algorithm != Algorithm::single_group) {
+  if (ranking == Ranking::warp_match && !sorts_in_one_group(algorithm)) {
     // The L2 prefetch, one and four compute units' worth of tiles ahead: 50,021 keys make 196
     // tiles of 256 keys and 782 of 64, so on a GPU of up to 196 compute units tiles ask for
     // later ones, the partial last among them.
@@ -132,14 +132,32 @@ BOOST_AUTO_TEST_CASE(single_group_bitmask_ranking) {
   sort_single_group_sets(sweep(Algorithm::single_group, Ranking::bitmask));
 }
 
+// The sets of a sweep at an extreme of some field, which stand for the rest where the passes are
+// swept already under another algorithm.
+std::vector<Params> extremes(const std::vector<Params>& sets) {
+  std::vector<Params> chosen;
+  for (const Params& p : sets)
+    if (p.radix_bits == 1 || p.work_group_size == 13 || p.work_group_size == 256 ||
+        p.elements_per_thread == 1 || p.elements_per_thread == 31)
+      chosen.push_back(p);
+  return chosen;
+}
+
+// single_group_hybrid's passes and fallback are single_group's (swept above), and its sorts of
+// every distribution are in single_group_hybrid_sorts: here a work-group of 13 items, 3-bit
+// digits (more top digits before the rank step) and 31 keys an item, so that its rank step meets
+// other shapes. Uniform keys reach the rank step, few distinct ones its fallback.
+BOOST_AUTO_TEST_CASE(single_group_hybrid_serial_and_bitmask_ranking) {
+  for (Ranking ranking : {Ranking::serial, Ranking::bitmask})
+    for (const Params& p : sweep(Algorithm::single_group_hybrid, ranking))
+      if (p.work_group_size == 13 || p.radix_bits == 3 || p.elements_per_thread == 31)
+        sort_single_group_sets({p});
+}
+
 // Hybrid's passes are onesweep's (swept above); its segment kernel takes PoCL seconds to build
-// per set, so the extremes of each field stand for the rest.
+// per set.
 BOOST_AUTO_TEST_CASE(hybrid_bitmask_ranking) {
-  for (const Params& p : sweep(Algorithm::hybrid, Ranking::bitmask)) {
-    const bool extreme = p.radix_bits == 1 || p.work_group_size == 13 || p.work_group_size == 256 ||
-                         p.elements_per_thread == 1 || p.elements_per_thread == 31;
-    if (extreme) sort_with(p);
-  }
+  for (const Params& p : extremes(sweep(Algorithm::hybrid, Ranking::bitmask))) sort_with(p);
 }
 
 // NVIDIA only: elsewhere the parameters are refused (tested in the parameters suite).
@@ -167,6 +185,11 @@ BOOST_AUTO_TEST_CASE(hybrid_warp_match_ranking) {
 
 BOOST_AUTO_TEST_CASE(single_group_warp_match_ranking) {
   const auto sets = sweep(Algorithm::single_group, Ranking::warp_match);
+  if (runs_warp_match(sets)) sort_single_group_sets(sets);
+}
+
+BOOST_AUTO_TEST_CASE(single_group_hybrid_warp_match_ranking) {
+  const auto sets = sweep(Algorithm::single_group_hybrid, Ranking::warp_match);
   if (runs_warp_match(sets)) sort_single_group_sets(sets);
 }
 

@@ -33,11 +33,12 @@ constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
     {{Ranking::serial, "serial"},
      {Ranking::bitmask, "bitmask"},
      {Ranking::warp_match, "warp_match"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 4> algorithm_names{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 5> algorithm_names{
     {{Algorithm::reduce_then_scan, "reduce_then_scan"},
      {Algorithm::onesweep, "onesweep"},
      {Algorithm::single_group, "single_group"},
-     {Algorithm::hybrid, "hybrid"}}};
+     {Algorithm::hybrid, "hybrid"},
+     {Algorithm::single_group_hybrid, "single_group_hybrid"}}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(Enum value,
@@ -204,6 +205,15 @@ SegmentRankShape segment_rank_shape(const Params& params) {
   return shape;
 }
 
+std::uint32_t single_group_rank_from_bit(const Params& params, std::uint64_t n,
+                                         std::uint32_t begin_bit, std::uint32_t end_bit) {
+  const std::uint32_t width = end_bit - begin_bit;
+  std::uint32_t top_bits = 0;
+  do top_bits += static_cast<std::uint32_t>(params.radix_bits);
+  while (top_bits < width && top_bits < 32 && n > single_group_bucket_target << top_bits);
+  return end_bit - std::min(top_bits, width);
+}
+
 bool single_group_wide_slots(const Params& params, std::size_t key_bytes, std::size_t value_bytes,
                              std::uint64_t local_memory_bytes) {
   return params.ranking == Ranking::warp_match &&
@@ -243,23 +253,26 @@ void validate(const Params& params) {
   // The hybrid path's top digits run onesweep's passes.
   const bool onesweep =
       params.algorithm == Algorithm::onesweep || params.algorithm == Algorithm::hybrid;
-  if (params.algorithm == Algorithm::single_group) {
+  if (sorts_in_one_group(params.algorithm)) {
     // Serial and warp_match ranking count slots in 16 bits: serial's per-item counters reach
     // at most 65535 of 65536 keys, a warp's counter of one digit all of them.
     const std::uint64_t most_keys = params.ranking == Ranking::serial ? 65536 : 65535;
     if (params.ranking != Ranking::bitmask && single_group_capacity(params) > most_keys)
-      throw Error("validate parameters", "algorithm = single_group with ranking = " +
-                                             std::string(to_string(params.ranking)) +
-                                             " holds at most " + std::to_string(most_keys) +
-                                             " keys; work_group_size * elements_per_thread = " +
-                                             std::to_string(single_group_capacity(params)));
+      throw Error("validate parameters",
+                  "algorithm = " + std::string(to_string(params.algorithm)) +
+                      " with ranking = " + std::string(to_string(params.ranking)) +
+                      " holds at most " + std::to_string(most_keys) +
+                      " keys; work_group_size * elements_per_thread = " +
+                      std::to_string(single_group_capacity(params)));
   }
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters",
-                "ranking = serial needs algorithm = reduce_then_scan or single_group");
+                "ranking = serial needs algorithm = reduce_then_scan, single_group or "
+                "single_group_hybrid");
   if (params.algorithm == Algorithm::reduce_then_scan && params.ranking == Ranking::warp_match)
     throw Error("validate parameters",
-                "ranking = warp_match needs algorithm = onesweep, hybrid or single_group");
+                "ranking = warp_match needs algorithm = onesweep, hybrid, single_group or "
+                "single_group_hybrid");
   if (params.ranking == Ranking::warp_match && params.work_group_size % 32 != 0)
     throw Error("validate parameters",
                 "ranking = warp_match needs work_group_size a multiple of 32");
@@ -275,6 +288,7 @@ std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size
     case Algorithm::onesweep:
       return onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes;
     case Algorithm::single_group:
+    case Algorithm::single_group_hybrid:
       return single_group_local_bytes(p, key_bytes, value_bytes);
     case Algorithm::hybrid: {
       // The segment kernel adapts to the device; one key per work-item is its least.

@@ -89,6 +89,19 @@ struct SegmentRankShape {
 /// least 32), stretches of four times that.
 SegmentRankShape segment_rank_shape(const Params& params);
 
+/// single_group_hybrid ranks buckets of up to this many keys by comparison; a larger one makes
+/// the work-group run every pass.
+constexpr std::uint64_t single_group_bucket_limit = 32;
+/// ... and sorts by as many top digits as leave buckets of at most this many keys on average.
+constexpr std::uint64_t single_group_bucket_target = 4;
+
+/// The lowest bit of the top digits that single_group_hybrid sorts by passes for n keys and the
+/// bits [begin_bit, end_bit): the fewest whole digits (at least one) that leave n /
+/// 2^(their bits) <= single_group_bucket_target, or all of [begin_bit, end_bit) (then it ranks
+/// nothing: equal buckets hold equal keys).
+std::uint32_t single_group_rank_from_bit(const Params& params, std::uint64_t n,
+                                         std::uint32_t begin_bit, std::uint32_t end_bit);
+
 /// The template variables that specialize kernels for a configuration.
 TemplateContext kernel_template_variables(const KernelConfig& config);
 

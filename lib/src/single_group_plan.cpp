@@ -11,9 +11,11 @@ cl::Program build_single_group(const cl::Context& context, const cl::Device& dev
                                const KernelConfig& config, bool segments) {
   TemplateContext variables = kernel_template_variables(config);
   variables["segments"] = segments;
+  variables["bucket_rank"] = config.params.algorithm == Algorithm::single_group_hybrid;
   const SegmentRankShape rank = segment_rank_shape(config.params);
   variables["rank_stride"] = static_cast<std::int64_t>(rank.stride);
-  variables["bucket_limit"] = static_cast<std::int64_t>(rank.bucket_limit);
+  variables["bucket_limit"] =
+      static_cast<std::int64_t>(segments ? rank.bucket_limit : single_group_bucket_limit);
   variables["wide_slots"] =
       single_group_wide_slots(config.params, key_size(config.key_type), config.value_bytes,
                               query_limits(device).local_memory_bytes);
@@ -32,7 +34,8 @@ SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& d
 void SingleGroupPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                           const SortSpec& spec) {
   if (n > single_group_capacity(config_.params))
-    throw Error("sort", "algorithm = single_group with these parameters sorts at most " +
+    throw Error("sort", "algorithm = " + std::string(to_string(config_.params.algorithm)) +
+                            " with these parameters sorts at most " +
                             std::to_string(single_group_capacity(config_.params)) +
                             " keys; this sort has " + std::to_string(n));
   KernelArgs args(kernel_, false);
@@ -41,7 +44,8 @@ void SingleGroupPlan::run(CommandChain& chain, const PassData& data, std::uint64
   args.u32(static_cast<std::uint32_t>(n))
       .u32(spec.begin_bit)
       .u32(spec.end_bit)
-      .u32(spec.descending);
+      .u32(spec.descending)
+      .u32(single_group_rank_from_bit(config_.params, n, spec.begin_bit, spec.end_bit));
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
   chain.launch(kernel_, wg, wg, /*with_event=*/true);
 }

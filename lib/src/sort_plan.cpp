@@ -25,7 +25,7 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
     return std::make_unique<OnesweepPlan>(context, device, config);
   if (config.params.algorithm == Algorithm::hybrid)
     return std::make_unique<HybridPlan>(context, device, config);
-  if (config.params.algorithm == Algorithm::single_group)
+  if (sorts_in_one_group(config.params.algorithm))
     return std::make_unique<SingleGroupPlan>(context, device, config);
   return std::make_unique<ReduceThenScanPlan>(context, device, config);
 }

@@ -52,9 +52,9 @@ struct Sorter::Impl {
   }
 
   // The parameters a sort of this class uses: set_params(), else the fixed set, else the
-  // profile's class, else the default for its widths; onesweep beyond its key limit runs
-  // (and hybrid) reduce_then_scan with the same radix bits, single_group beyond its capacity the
-  // default.
+  // profile's class, else the default for its widths; onesweep (and hybrid) beyond its key limit
+  // runs reduce_then_scan with the same radix bits, single_group (and single_group_hybrid)
+  // beyond its capacity the default.
   Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     Params p;
     std::optional<Params> tuned;
@@ -68,7 +68,7 @@ struct Sorter::Impl {
     } else {
       p = built_in_default(type, value_bytes, n);
     }
-    if (p.algorithm == Algorithm::single_group && n > single_group_capacity(p))
+    if (sorts_in_one_group(p.algorithm) && n > single_group_capacity(p))
       p = built_in_default(type, value_bytes, n);
     const bool onesweep = p.algorithm == Algorithm::onesweep || p.algorithm == Algorithm::hybrid;
     if (onesweep && n > detail::OnesweepPlan::max_keys) {

@@ -40,7 +40,20 @@ enum class Algorithm {
   /// sort run onesweep's passes over the bucketed keys. ConstantPassCheck::never runs plain
   /// onesweep.
   hybrid,
+  /// single_group's launch and capacity with hybrid's order of work: passes in local memory
+  /// over only the top digits, as many as leave buckets of about 4 keys for n keys (u32 keys:
+  /// 2 passes of 8 bits instead of 4 at 4,096 keys, 1 at 1,024), then each key ranked within
+  /// its bucket by comparison and written straight to its place. A bucket of more than 32 keys
+  /// (few distinct keys, or bits that vary only low) makes the work-group run every pass after
+  /// all. Still one launch and no host round trip.
+  single_group_hybrid,
 };
+
+/// Whether the algorithm sorts the whole array in one work-group (single_group,
+/// single_group_hybrid): it holds at most single_group_capacity() keys.
+constexpr bool sorts_in_one_group(Algorithm algorithm) {
+  return algorithm == Algorithm::single_group || algorithm == Algorithm::single_group_hybrid;
+}
 
 /// How a block of keys is ranked stably before the scatter.
 enum class Ranking {
@@ -96,7 +109,8 @@ inline bool Params::operator==(const Params& other) const {
   return fields() == other.fields();
 }
 
-/// Keys a single_group sort with these parameters holds: work_group_size * elements_per_thread.
+/// Keys a single_group or single_group_hybrid sort with these parameters holds:
+/// work_group_size * elements_per_thread.
 std::uint64_t single_group_capacity(const Params& params);
 
 /// Throws clsort::Error naming the first field outside its allowed range.
