@@ -89,8 +89,8 @@ struct SegmentRankShape {
 /// least 32), stretches of four times that.
 SegmentRankShape segment_rank_shape(const Params& params);
 
-/// single_group_hybrid ranks buckets of up to this many keys by comparison; a larger one makes
-/// the work-group run every pass.
+/// single_group_hybrid ranks buckets of fewer than this many keys by comparison; one this large
+/// or larger makes the work-group run every pass.
 constexpr std::uint64_t single_group_bucket_limit = 32;
 /// ... and sorts by as many top digits as leave buckets of at most this many keys on average.
 constexpr std::uint64_t single_group_bucket_target = 4;

@@ -43,7 +43,7 @@ enum class Algorithm {
   /// single_group's launch and capacity with hybrid's order of work: passes in local memory
   /// over only the top digits, as many as leave buckets of about 4 keys for n keys (u32 keys:
   /// 2 passes of 8 bits instead of 4 at 4,096 keys, 1 at 1,024), then each key ranked within
-  /// its bucket by comparison and written straight to its place. A bucket of more than 32 keys
+  /// its bucket by comparison and written straight to its place. A bucket of 32 keys or more
   /// (few distinct keys, or bits that vary only low) makes the work-group run every pass after
   /// all. Still one launch and no host round trip.
   single_group_hybrid,
