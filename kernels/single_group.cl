@@ -68,14 +68,11 @@ typedef {{ value_storage }} value_t;
   }
 
 /* Sorts keys[0, n) (and values) in local memory by bits [begin_bit, end_bit) of the ordered key,
-   n <= TILE. `tables` holds TABLE_WORDS words, `partial` WG. *constant_bits (the same in every
-   work-item) marks the ordered key's bits known to be the same in every key: a pass over only
-   such bits is skipped uncounted, and the bits of each pass found constant are added. Every
-   work-item must call it, after the keys are in local memory (it barriers before reading
-   them); it ends with a barrier. */
+   n <= TILE. `tables` holds TABLE_WORDS words, `partial` WG. Every work-item must call it, after
+   the keys are in local memory (it barriers before reading them); it ends with a barrier. */
 void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint n,
                    uint begin_bit, uint end_bit, uint descending, __local uint* tables,
-                   __local uint* partial, __local uint* pass_is_constant, ulong* constant_bits) {
+                   __local uint* partial, __local uint* pass_is_constant) {
   const uint lid = get_local_id(0);
 {% if ranking == "serial" %}
   __local ushort* counts = (__local ushort*)tables; /* counts[d * WG + item] */
@@ -99,8 +96,6 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
 
   for (uint shift = begin_bit; shift < end_bit; shift += {{ radix_bits }}) {
     const uint mask = (1u << min((uint){{ radix_bits }}, end_bit - shift)) - 1u;
-    const ulong digit_bits = (ulong)mask << shift;
-    if ((*constant_bits & digit_bits) == digit_bits) continue;
 {% if ranking == "serial" %}
     for (uint d = 0; d < RADIX; ++d) counts[d * WG + lid] = 0;
 {% elif ranking == "bitmask" %}
@@ -184,10 +179,7 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
     barrier(CLK_LOCAL_MEM_FENCE);
     const bool skip = *pass_is_constant;
     barrier(CLK_LOCAL_MEM_FENCE); /* read by all before the next pass clears it */
-    if (skip) {
-      *constant_bits |= digit_bits;
-      continue;
-    }
+    if (skip) continue;
 
 {% if ranking == "serial" %}
     /* An item's keys of one digit take consecutive slots in its order. */
@@ -271,8 +263,8 @@ inline key_t sort_bits(key_t k, uint descending, uint begin_bit, uint end_bit) {
 
 /* Slot of keys[p] in keys[0, size) sorted stably by COMPARED bits, where they are ordered by
    bucket (COMPARED bits >> bucket_shift): its bucket's first position plus its bucket's keys
-   that sort before it. Sets *too_big if the bucket holds BUCKET_LIMIT keys or more (beyond
-   that the slot is meaningless). descending, begin_bit and end_bit are COMPARED's. */
+   that sort before it. Sets *too_big if the bucket holds more than BUCKET_LIMIT keys (the slot
+   is then meaningless). descending, begin_bit and end_bit are COMPARED's. */
 inline uint slot_in_bucket(__local const key_t* keys, uint p, uint size, uint bucket_shift,
                            uint descending, uint begin_bit, uint end_bit,
                            __local uint* too_big) {
@@ -298,36 +290,30 @@ inline uint slot_in_bucket(__local const key_t* keys, uint p, uint size, uint bu
    are ordered by bucket (bits [rank_from_bit, end_bit) of the ordered key). Each key's slot is
    its bucket's first position plus the keys of its bucket that sort before it; keys and values
    go straight from the tile to their slots in keys_out and values_out. Returns whether it did:
-   not where a bucket holds BUCKET_LIMIT keys or more, which one comparison a key finds before
-   any ranking (a bucket that large holds keys BUCKET_LIMIT - 1 places apart), so that sorted or
-   few distinct keys fall back at little cost. *too_big must be 0. Every work-item must call
-   it, rank or not: barriers stay out of branches, which PoCL's work-item loops mishandle. */
+   not where a bucket holds more than BUCKET_LIMIT keys. *too_big must be 0. Every work-item
+   must call it, rank or not: barriers stay out of branches, which PoCL's work-item loops
+   mishandle. */
 bool rank_buckets_into(__global key_t* keys_out VALUES_ARG(__global value_t* values_out),
                        __local const key_t* tile_keys
                            VALUES_ARG(__local const value_t* tile_values),
                        uint n, uint begin_bit, uint end_bit, uint rank_from_bit, uint descending,
                        bool rank, __local uint* too_big) {
   const uint lid = get_local_id(0);
-  const uint bucket_shift = rank_from_bit - begin_bit;
+  uint slot[EPT];
   UNROLL
-  for (uint j = 0; j < EPT; ++j) {
-    const uint p = j * WG + lid, q = p + BUCKET_LIMIT - 1;
-    if (rank && q < n && COMPARED(tile_keys[p]) >> bucket_shift ==
-                             COMPARED(tile_keys[q]) >> bucket_shift)
-      *too_big = 1;
-  }
+  for (uint j = 0; j < EPT; ++j)
+    if (rank && j * WG + lid < n)
+      slot[j] = slot_in_bucket(tile_keys, j * WG + lid, n, rank_from_bit - begin_bit, descending,
+                               begin_bit, end_bit, too_big);
   barrier(CLK_LOCAL_MEM_FENCE);
   const bool ranked = rank && !*too_big;
   UNROLL
   for (uint j = 0; j < EPT; ++j) {
     const uint p = j * WG + lid;
     if (ranked && p < n) {
-      /* Every bucket is under the limit, so this sets no *too_big. */
-      const uint slot = slot_in_bucket(tile_keys, p, n, bucket_shift, descending, begin_bit,
-                                       end_bit, too_big);
-      keys_out[slot] = tile_keys[p];
+      keys_out[slot[j]] = tile_keys[p];
 {% if value_bytes > 0 %}
-      values_out[slot] = tile_values[p];
+      values_out[slot[j]] = tile_values[p];
 {% endif %}
     }
   }
@@ -360,28 +346,26 @@ void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values)
 {% endif %}
     }
   }
-  ulong constant_bits = 0;
 {% if bucket_rank %}
   /* Passes over the top digits from rank_from_bit, then ranks within buckets. Where a bucket is
-     too large to rank, passes over every digit after all (those of top digits found constant
-     skipped uncounted): the top digits' passes were stable, so equal keys are still in their
-     first order. */
+     too large to rank, passes over every digit after all: the top digits' passes were stable,
+     so equal keys are still in their first order. */
   __local uint too_big;
   if (lid == 0) too_big = 0; /* sort_in_local's barriers order this before the rank reads it */
   sort_in_local(tile_keys VALUES_ARG(tile_values), n, rank_from_bit, end_bit, descending, tables,
-                partial, &pass_is_constant, &constant_bits);
+                partial, &pass_is_constant);
   const bool every_bit_sorted = rank_from_bit == begin_bit;
   const bool ranked = rank_buckets_into(keys VALUES_ARG(values), tile_keys
                                         VALUES_ARG(tile_values), n, begin_bit, end_bit,
                                         rank_from_bit, descending, !every_bit_sorted, &too_big);
   sort_in_local(tile_keys VALUES_ARG(tile_values), n,
                 ranked || every_bit_sorted ? end_bit : begin_bit, end_bit, descending, tables,
-                partial, &pass_is_constant, &constant_bits);
+                partial, &pass_is_constant);
   if (ranked) return;
 {% else %}
   /* rank_from_bit: unused (every pass, from begin_bit). */
   sort_in_local(tile_keys VALUES_ARG(tile_values), n, begin_bit, end_bit, descending, tables,
-                partial, &pass_is_constant, &constant_bits);
+                partial, &pass_is_constant);
 {% endif %}
   UNROLL
   for (uint j = 0; j < EPT; ++j) {
@@ -546,9 +530,8 @@ void segment_sort(__global const key_t* keys_in, __global key_t* keys_out,
     tile_values[i] = values_in[begin + i];
 {% endif %}
   }
-  ulong constant_bits = 0;
   sort_in_local(tile_keys VALUES_ARG(tile_values), size, begin_bit, end_bit, descending, tables,
-                partial, &flag, &constant_bits);
+                partial, &flag);
   for (uint i = lid; i < size; i += WG) {
     keys_out[begin + i] = tile_keys[i];
 {% if value_bytes > 0 %}
