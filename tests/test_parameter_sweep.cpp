@@ -67,7 +67,8 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
       if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
     }
   }
-  if (ranking == Ranking::warp_match && !sorts_in_one_group(algorithm)) {
+  const bool prefetches = algorithm == Algorithm::onesweep || algorithm == Algorithm::hybrid;
+  if (ranking == Ranking::warp_match && prefetches) {
     // The L2 prefetch, one and four compute units' worth of tiles ahead: 50,021 keys make 196
     // tiles of 256 keys and 782 of 64, so on a GPU of up to 196 compute units tiles ask for
     // later ones, the partial last among them.
@@ -160,6 +161,13 @@ BOOST_AUTO_TEST_CASE(hybrid_bitmask_ranking) {
   for (const Params& p : extremes(sweep(Algorithm::hybrid, Ranking::bitmask))) sort_with(p);
 }
 
+// fused_onesweep's tile passes are onesweep's (swept above); its own part is the phases of one
+// launch: 1-bit digits make 33 of them (50,021 keys in 782 tiles of 64 keys), a work-group of 13
+// items and 31 keys an item odd tiles, one key an item the most tiles per phase.
+BOOST_AUTO_TEST_CASE(fused_onesweep_bitmask_ranking) {
+  for (const Params& p : extremes(sweep(Algorithm::fused_onesweep, Ranking::bitmask))) sort_with(p);
+}
+
 // NVIDIA only: elsewhere the parameters are refused (tested in the parameters suite).
 bool runs_warp_match(const std::vector<Params>& sets) {
   try {
@@ -179,6 +187,12 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
 
 BOOST_AUTO_TEST_CASE(hybrid_warp_match_ranking) {
   const auto sets = sweep(Algorithm::hybrid, Ranking::warp_match);
+  if (runs_warp_match(sets))
+    for (const Params& p : sets) sort_with(p);
+}
+
+BOOST_AUTO_TEST_CASE(fused_onesweep_warp_match_ranking) {
+  const auto sets = sweep(Algorithm::fused_onesweep, Ranking::warp_match);
   if (runs_warp_match(sets))
     for (const Params& p : sets) sort_with(p);
 }

@@ -130,6 +130,17 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   });
   p.ranking = Ranking::warp_match;
   BOOST_CHECK_NO_THROW(validate(p));
+  p.algorithm = Algorithm::fused_onesweep;  // too small a sort for the prefetch to pay
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "algorithm = onesweep or hybrid");
+  });
+  p.ranking = Ranking::serial;
+  p.prefetch_ahead = 0;
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "serial needs algorithm = reduce_then_scan");
+  });
+  p.algorithm = Algorithm::onesweep;
+  p.ranking = Ranking::warp_match;
   p.prefetch_ahead = -1;
   BOOST_CHECK_EXCEPTION(validate(p), Error,
                         [](const Error& e) { return message_has(e, "prefetch_ahead = -1"); });

@@ -17,8 +17,8 @@ const std::vector<std::size_t> small_sizes{0,   1,   2,   3,    31,   32,   33,
                                            255, 256, 257, 4095, 4097, 65537};
 
 // The Sorter's own per-class defaults (nullopt), reduce-then-scan with bitmask ranking, onesweep
-// with bitmask ranking, single_group, and onesweep with warp_match where the device has it: every
-// path runs on every device that can run it.
+// and fused_onesweep with bitmask ranking, single_group, and onesweep and fused_onesweep with
+// warp_match where the device has it: every path runs on every device that can run it.
 std::vector<std::optional<Params>> ranking_variants() {
   Params bitmask;
   bitmask.work_group_size = 64;
@@ -32,12 +32,18 @@ std::vector<std::optional<Params>> ranking_variants() {
   single_group.ranking = Ranking::serial;
   single_group.radix_bits = 4;            // its counters then fit 48 KiB beside 1,024 24-byte pairs
   single_group.elements_per_thread = 16;  // 1,024 keys; larger sorts run the default
-  std::vector<std::optional<Params>> variants{std::nullopt, bitmask, onesweep, single_group};
+  Params fused = onesweep;
+  fused.algorithm = Algorithm::fused_onesweep;
+  std::vector<std::optional<Params>> variants{std::nullopt, bitmask, onesweep, fused, single_group};
   Params warp = onesweep;
   warp.ranking = Ranking::warp_match;
+  Params fused_warp = fused;
+  fused_warp.ranking = Ranking::warp_match;
   try {
     validate_for_device(warp, test_device(), 8, 16);
+    validate_for_device(fused_warp, test_device(), 8, 16);
     variants.push_back(warp);
+    variants.push_back(fused_warp);
   } catch (const Error&) {
     BOOST_TEST_MESSAGE("warp_match ranking not available on this device");
   }
@@ -224,13 +230,14 @@ BOOST_AUTO_TEST_CASE(constant_passes_found_on_both_sides_of_the_read_back_size) 
   }
 }
 
-// Onesweep's kernels leave its counters (histograms, tile ticket, look-back status) clean for
-// the next sort instead of a fill clearing them before each: sorts that shrink and grow, with
-// and without skipped passes, one after another on one Sorter.
+// Onesweep's kernels leave its counters (histograms, tile ticket, look-back status, and
+// fused_onesweep's phases finished) clean for the next sort instead of a fill clearing them
+// before each: sorts that shrink and grow, with and without skipped passes, one after another on
+// one Sorter.
 BOOST_AUTO_TEST_CASE(onesweep_sorts_of_changing_sizes_one_after_another) {
   std::uint64_t seed = 500;
   for (const auto& params : ranking_variants()) {
-    if (params && params->algorithm != Algorithm::onesweep) continue;
+    if (params && !runs_onesweep_passes(params->algorithm)) continue;
     BOOST_TEST_CONTEXT(describe(params)) {
       Sorter sorter = make_sorter(params);
       for (std::size_t n : {200'003u, 7u, 30'011u, 200'003u, 1u, 99'991u}) {

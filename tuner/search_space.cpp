@@ -60,7 +60,7 @@ SearchSpace default_search_space() {
     "work_group_size": [1, 64, 128, 256, 512],
     "elements_per_thread": [4, 8, 12, 16, 20, 24, 28, 32, 256, 1024, 4096, 16384, 65536],
     "ranking": ["serial", "bitmask", "warp_match"],
-    "algorithm": ["reduce_then_scan", "onesweep", "single_group", "hybrid"],
+    "algorithm": ["reduce_then_scan", "onesweep", "single_group", "hybrid", "fused_onesweep"],
     "scan_work_group_size": [16, 64, 256],
     "scan_elements_per_thread": [4, 16, 256],
     "prefetch_ahead": [0, 1],

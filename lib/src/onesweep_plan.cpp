@@ -11,6 +11,14 @@ namespace clsort::detail {
 
 OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
                            const KernelConfig& config)
+    : OnesweepPlan(context, device, config, "onesweep.cl") {
+  const auto wg = static_cast<std::size_t>(config.params.work_group_size);
+  histogram_kernel_ = make_kernel(program_, device, "histogram_all_passes", wg, "work_group_size");
+  pass_kernel_ = make_kernel(program_, device, "onesweep_pass", wg, "work_group_size");
+}
+
+OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
+                           const KernelConfig& config, const std::string& template_name)
     : context_(context),
       config_(config),
       radix_(std::size_t{1} << config.params.radix_bits),
@@ -24,10 +32,17 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   TemplateContext variables = kernel_template_variables(config);
   const std::size_t key_bytes = key_size(config.key_type);
-  const OnesweepLayout layout = onesweep_layout(config.params, key_bytes, config.value_bytes,
-                                                query_limits(device).local_memory_bytes);
+  const DeviceLimits limits = query_limits(device);
+  const OnesweepLayout layout =
+      onesweep_layout(config.params, key_bytes, config.value_bytes, limits.local_memory_bytes);
   variables["scatter_while_ranking"] = layout.scatter_while_ranking;
-  variables["copy_constant_passes"] = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  const bool fused = config.params.algorithm == Algorithm::fused_onesweep;
+  variables["fused"] = fused;
+  // fused_onesweep's work-groups must all reach the end of the kernel, past the copy's return.
+  variables["copy_constant_passes"] =
+      !fused && (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  // The devices that have warp_match ranking take PTX of compute capability 7.0.
+  variables["nvidia_ptx"] = limits.has_warp_match;
   // Its widest element, at least a word, so that the buffer is aligned for all it holds.
   const std::size_t tile_element = std::max({key_bytes, config.value_bytes, std::size_t{4}});
   variables["tile_storage"] = std::string(storage_type(tile_element));
@@ -36,10 +51,7 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["scratch_words"] = static_cast<std::int64_t>(layout.scratch_bytes / 4);
   variables["prefetch_tiles"] = static_cast<std::int64_t>(config.params.prefetch_ahead) *
                                 static_cast<std::int64_t>(compute_units_);
-  const cl::Program program = build_template(context, device, "onesweep.cl", variables);
-  const auto wg = static_cast<std::size_t>(config.params.work_group_size);
-  histogram_kernel_ = make_kernel(program, device, "histogram_all_passes", wg, "work_group_size");
-  pass_kernel_ = make_kernel(program, device, "onesweep_pass", wg, "work_group_size");
+  program_ = build_template(context, device, template_name, variables);
 }
 
 std::uint64_t OnesweepPlan::tile_count(std::uint64_t n) const {
@@ -70,7 +82,9 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
   const std::uint64_t histogram_bytes = max_passes_ * radix_ * 4;
   const std::uint64_t second_histogram_offset = aligned(histogram_bytes);
   const std::uint64_t ticket_offset = aligned(second_histogram_offset + histogram_bytes);
-  const std::uint64_t status_offset = aligned(ticket_offset + 4);
+  const std::uint64_t finished_offset = aligned(ticket_offset + 4);
+  const std::uint64_t finished_bytes = (max_passes_ + 1) * 4;
+  const std::uint64_t status_offset = aligned(finished_offset + finished_bytes);
   const std::uint64_t bytes = status_offset + 2 * tile_count(n) * radix_ * 4;
   // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
   if (counters_.whole() && bytes > counters_.whole.getInfo<CL_MEM_SIZE>()) counters_ = Counters{};
@@ -83,6 +97,7 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
     counters_.histograms[1] =
         sub_buffer(whole, second_histogram_offset, histogram_bytes, "histograms");
     counters_.ticket = sub_buffer(whole, ticket_offset, 4, "tile ticket");
+    counters_.finished = sub_buffer(whole, finished_offset, finished_bytes, "phases finished");
     counters_.status = sub_buffer(whole, status_offset, size - status_offset, "look-back status");
     counters_.self_cleaning_bytes = status_offset;
     counters_.clean = false;
@@ -103,15 +118,18 @@ void OnesweepPlan::reserve(std::uint64_t n) {
   scratch_for(n);
 }
 
+void OnesweepPlan::fill_counters(CommandChain& chain, const Scratch& scratch) {
+  chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+    check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
+                                          scratch.counters.self_cleaning_bytes, waits, event),
+          "enqueue fill", "histograms and tickets");
+  });
+}
+
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                                     std::size_t passes, bool fill_counters, bool with_event) {
-  if (fill_counters)
-    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
-      check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
-                                            scratch.counters.self_cleaning_bytes, waits, event),
-            "enqueue fill", "histograms and tickets");
-    });
+                                     std::size_t passes, bool fill, bool with_event) {
+  if (fill) fill_counters(chain, scratch);
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics. H200, u32 at 2^28: 52.0 Gkeys/s with up to 16
   // work-groups per compute unit, 51.7 with 4, 50.8 with 2.
@@ -201,13 +219,13 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
-  const bool fill_counters = !counters_.clean;
+  const bool needs_fill = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
   const bool reads_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
                             (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
                              n >= min_keys_to_read_counts);
   const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, reads_counts);
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), needs_fill, reads_counts);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)

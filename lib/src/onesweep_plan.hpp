@@ -1,6 +1,8 @@
 // The onesweep plan: one histogram read for all passes, then one look-back kernel per pass.
 #pragma once
 
+#include <string>
+
 #include "device_buffer.hpp"
 #include "sort_plan.hpp"
 
@@ -28,6 +30,10 @@ class OnesweepPlan : public SortPlan {
   void reserve(std::uint64_t n) override;
 
  protected:
+  /// Builds the kernel template `template_name` for the configuration into program_.
+  OnesweepPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config,
+               const std::string& template_name);
+
   /// Two histograms (sorts alternate between them: each sort's histogram kernel zeroes the
   /// other one for the next), the tile ticket and two regions of look-back status (runs of the
   /// pass kernel alternate between them): aligned sub-buffers of `whole`. The kernels return
@@ -35,8 +41,10 @@ class OnesweepPlan : public SortPlan {
   /// small sort several microseconds, and at 2^28 u32 keys it wrote 180 MB of status), so only a
   /// new buffer, or one that a sort which failed half-way left, has its first
   /// `self_cleaning_bytes` filled.
+  /// fused_onesweep also counts the tiles done of each phase in `finished`, which its last
+  /// work-group returns to zero.
   struct Counters {
-    cl::Buffer whole, histograms[2], ticket, status;
+    cl::Buffer whole, histograms[2], ticket, finished, status;
     std::uint64_t self_cleaning_bytes = 0;
     bool clean = false;
     std::size_t current = 0;  // the histogram this sort counts into
@@ -52,12 +60,14 @@ class OnesweepPlan : public SortPlan {
   std::uint64_t tile_count(std::uint64_t n) const;
   /// The counters for n keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t n);
-  /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
+  /// Enqueues the fill of the counters' first self_cleaning_bytes.
+  void fill_counters(CommandChain& chain, const Scratch& scratch);
+  /// Enqueues the histogram kernel (after a fill of the counters if `fill`), which
   /// counts every pass's digits, zeroes the next sort's histogram and clears the first run's
   /// look-back status; returns its event if `with_event`.
   cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const cl::Buffer& keys,
-                         std::uint64_t n, const SortSpec& spec, std::size_t passes,
-                         bool fill_counters, bool with_event);
+                         std::uint64_t n, const SortSpec& spec, std::size_t passes, bool fill,
+                         bool with_event);
   /// Reads `words` words of `buffer` once `after` completes, through the plan's own queue so
   /// that the read does not wait for what `queue` runs after it.
   std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,
@@ -96,6 +106,7 @@ class OnesweepPlan : public SortPlan {
   std::size_t compute_units_;
   std::uint64_t sub_buffer_alignment_;  // bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN is in bits
   cl::CommandQueue readback_queue_;
+  cl::Program program_;
   cl::Kernel histogram_kernel_;
   cl::Kernel pass_kernel_;
   DeviceBuffer scratch_keys_, scratch_values_, counters_buffer_;

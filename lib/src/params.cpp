@@ -33,12 +33,13 @@ constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
     {{Ranking::serial, "serial"},
      {Ranking::bitmask, "bitmask"},
      {Ranking::warp_match, "warp_match"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 5> algorithm_names{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 6> algorithm_names{
     {{Algorithm::reduce_then_scan, "reduce_then_scan"},
      {Algorithm::onesweep, "onesweep"},
      {Algorithm::single_group, "single_group"},
      {Algorithm::hybrid, "hybrid"},
-     {Algorithm::single_group_hybrid, "single_group_hybrid"}}};
+     {Algorithm::single_group_hybrid, "single_group_hybrid"},
+     {Algorithm::fused_onesweep, "fused_onesweep"}}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(Enum value,
@@ -128,7 +129,9 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
       layout.tile_buffer_bytes + layout.scratch_bytes + digit_count(p) * 12 + wg * 4 + kernel_slack;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t histogram_kernel = passes * digit_count(p) * 4;
-  layout.local_bytes = std::max(pass_kernel, histogram_kernel);
+  // fused_onesweep's kernel also keeps the pass its work-group runs.
+  const std::size_t pass_word = p.algorithm == Algorithm::fused_onesweep ? 4 : 0;
+  layout.local_bytes = std::max(pass_kernel + pass_word, histogram_kernel);
   return layout;
 }
 
@@ -250,9 +253,7 @@ void validate(const Params& params) {
   if (params.scan_work_group_size * params.scan_elements_per_thread < 2)
     throw Error("validate parameters",
                 "scan_work_group_size * scan_elements_per_thread must be at least 2");
-  // The hybrid path's top digits run onesweep's passes.
-  const bool onesweep =
-      params.algorithm == Algorithm::onesweep || params.algorithm == Algorithm::hybrid;
+  const bool onesweep = runs_onesweep_passes(params.algorithm);
   if (sorts_in_one_group(params.algorithm)) {
     // Serial and warp_match ranking count slots in 16 bits: serial's per-item counters reach
     // at most 65535 of 65536 keys, a warp's counter of one digit all of them.
@@ -269,6 +270,9 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "ranking = serial needs algorithm = reduce_then_scan, single_group or "
                 "single_group_hybrid");
+  // fused_onesweep is for sorts too small for the prefetch to pay.
+  const bool prefetches =
+      params.algorithm == Algorithm::onesweep || params.algorithm == Algorithm::hybrid;
   if (params.algorithm == Algorithm::reduce_then_scan && params.ranking == Ranking::warp_match)
     throw Error("validate parameters",
                 "ranking = warp_match needs algorithm = onesweep, hybrid, single_group or "
@@ -277,7 +281,7 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "ranking = warp_match needs work_group_size a multiple of 32");
   // The prefetch is a PTX instruction in onesweep's pass kernel beside warp_match's.
-  if (params.prefetch_ahead > 0 && (params.ranking != Ranking::warp_match || !onesweep))
+  if (params.prefetch_ahead > 0 && (params.ranking != Ranking::warp_match || !prefetches))
     throw Error("validate parameters",
                 "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
                     " needs ranking = warp_match and algorithm = onesweep or hybrid (0 otherwise)");
@@ -286,6 +290,7 @@ void validate(const Params& params) {
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
   switch (p.algorithm) {
     case Algorithm::onesweep:
+    case Algorithm::fused_onesweep:
       return onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes;
     case Algorithm::single_group:
     case Algorithm::single_group_hybrid:

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "fused_onesweep_plan.hpp"
 #include "hybrid_plan.hpp"
 #include "onesweep_plan.hpp"
 #include "reduce_then_scan_plan.hpp"
@@ -23,6 +24,8 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
                                          const KernelConfig& config) {
   if (config.params.algorithm == Algorithm::onesweep)
     return std::make_unique<OnesweepPlan>(context, device, config);
+  if (config.params.algorithm == Algorithm::fused_onesweep)
+    return std::make_unique<FusedOnesweepPlan>(context, device, config);
   if (config.params.algorithm == Algorithm::hybrid)
     return std::make_unique<HybridPlan>(context, device, config);
   if (sorts_in_one_group(config.params.algorithm))

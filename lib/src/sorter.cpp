@@ -52,9 +52,9 @@ struct Sorter::Impl {
   }
 
   // The parameters a sort of this class uses: set_params(), else the fixed set, else the
-  // profile's class, else the default for its widths; onesweep (and hybrid) beyond its key limit
-  // runs reduce_then_scan with the same radix bits, single_group (and single_group_hybrid)
-  // beyond its capacity the default.
+  // profile's class, else the default for its widths; onesweep (hybrid, fused_onesweep) beyond its
+  // key limit runs reduce_then_scan with the same radix bits, single_group (and
+  // single_group_hybrid) beyond its capacity the default.
   Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     Params p;
     std::optional<Params> tuned;
@@ -70,8 +70,7 @@ struct Sorter::Impl {
     }
     if (sorts_in_one_group(p.algorithm) && n > single_group_capacity(p))
       p = built_in_default(type, value_bytes, n);
-    const bool onesweep = p.algorithm == Algorithm::onesweep || p.algorithm == Algorithm::hybrid;
-    if (onesweep && n > detail::OnesweepPlan::max_keys) {
+    if (runs_onesweep_passes(p.algorithm) && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
     }

@@ -49,7 +49,24 @@ enum class Algorithm {
   /// up to about 2x slower on sorted or few distinct ones (the rank attempt, then the top passes
   /// again), so the tuner's built-in spaces leave it out: set it by hand or name it in a space.
   single_group_hybrid,
+  /// onesweep's histogram kernel, then every pass in one launch: its work-groups take tickets
+  /// in order, the first tiles' worth run the first pass, the next the second pass once the
+  /// first is done, and so on, each waiting in the device for the pass before it. No host round
+  /// trip and two kernel enqueues where onesweep makes one per pass and the histogram (NVIDIA's
+  /// OpenCL spends about 6 us of host time on each), for small and mid-sized sorts. Needs what
+  /// onesweep needs, and global memory fences that order one work-group's writes before
+  /// another's reads (OpenCL's mem_fence, with PTX's membar.gl on NVIDIA GPUs). Constant passes
+  /// are never dropped (on GPUs they copy); the ConstantPassCheck is ignored. Same key limit
+  /// as onesweep.
+  fused_onesweep,
 };
+
+/// Whether the algorithm runs onesweep's ticketed look-back passes (onesweep, hybrid,
+/// fused_onesweep): ranking bitmask or warp_match, at most 2^30 - 1 keys.
+constexpr bool runs_onesweep_passes(Algorithm algorithm) {
+  return algorithm == Algorithm::onesweep || algorithm == Algorithm::hybrid ||
+         algorithm == Algorithm::fused_onesweep;
+}
 
 /// Whether the algorithm sorts the whole array in one work-group (single_group,
 /// single_group_hybrid): it holds at most single_group_capacity() keys.

@@ -1,0 +1,263 @@
+{# The body of a kernel that runs one tile of an LSD pass (onesweep_pass, fused_onesweep), at the
+   kernel's outermost scope, where its local arrays must be declared. The kernel provides keys_in,
+   keys_out (values_in, values_out), n, shift, mask, descending, pass, run, tiles, hist,
+   both_status and, with `fused`, the work-group's ticket group_ticket (tile group_ticket % tiles);
+   else it draws the tile from `ticket`. Each work-group counts its tile's digits and publishes
+   the counts, ranks its keys stably to their slots in the tile's digit order, looks back over
+   earlier tiles for its global offsets, then writes its keys (and values) in slot order so that
+   neighbouring work-items write neighbouring addresses. #}
+  __global const uint* digit_counts = hist + pass * RADIX;
+  /* Runs (the passes not skipped) alternate between two status regions; each tile zeroes its
+     row of the other one, which the next run uses, so no fill comes between passes. */
+  volatile __global uint* status = both_status + (offset_t)(run & 1) * tiles * RADIX;
+  volatile __global uint* next_status = both_status + (offset_t)(~run & 1) * tiles * RADIX;
+  __local uint tile_id;
+  __local uint tile_counts[RADIX];      /* keys of each digit in this tile */
+  __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
+  __local uint partial[WG];
+  /* The pass's first slot of each digit (its exclusive scan of digit_counts), then that minus
+     the tile's first slot: where the tile's slot i of the digit goes in keys_out. */
+  __local int global_minus_local[RADIX];
+  /* The tile's keys in slot order, then its values once the keys are written out; with
+     warp_match ranking that does not scatter while ranking, the warps' digit masks first. */
+  __local {{ tile_storage }} tile_buffer[{{ tile_buffer_elements }}];
+  __local key_t* sorted_keys = (__local key_t*)tile_buffer;
+  /* Ranking's tables; after ranking, for pairs, the digit of each slot's key. Pairs reuse
+     both buffers, so that their tiles are as large as keys-only tiles. */
+  __local uint ranking_scratch[{{ scratch_words }}];
+  const uint lid = get_local_id(0);
+  /* The pass's digit counts, read now and scanned with the tile's own counts. */
+#if defined(WARP) && RADIX == WG
+  const uint pass_count = digit_counts[lid];
+#else
+  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] = (int)digit_counts[d];
+#endif
+  if (lid == 0) {
+{% if fused %}
+    tile_id = group_ticket % tiles;
+{% else %}
+    tile_id = atomic_inc(ticket);
+    /* Every work-group has drawn its ticket once the last is drawn: the next run starts at 0. */
+    if (tile_id == tiles - 1) atomic_xchg(ticket, 0);
+{% endif %}
+  }
+{% if ranking == "warp_match" %}
+  /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP.
+     warp_slots[w * RADIX + d]: first the warp's count of digit d, then the slot of its next
+     key of digit d. */
+  __local uint* warp_slots = ranking_scratch;
+{% if scatter_while_ranking %}
+  __local uint* warp_masks = ranking_scratch + WARPS * RADIX;
+{% else %}
+  __local uint* warp_masks = (__local uint*)tile_buffer;
+{% endif %}
+  const uint warp = lid / WARP, lane = lid % WARP;
+  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] = warp_masks[i] = 0;
+#define POSITION(j) (tile_begin + warp * (WARP * EPT) + (j) * WARP + lane)
+{% else %}
+  /* Rounds of WG keys: round j holds tile positions [j * WG, (j + 1) * WG). */
+#define MASK_WORDS ((WG + 31) / 32)
+  __local uint* digit_masks = ranking_scratch;
+  __local uint* earlier_rounds = ranking_scratch + RADIX * MASK_WORDS;
+  for (uint i = lid; i < RADIX * MASK_WORDS; i += WG) digit_masks[i] = 0;
+  for (uint d = lid; d < RADIX; d += WG) {
+    earlier_rounds[d] = 0;
+    tile_counts[d] = 0;
+  }
+#define POSITION(j) (tile_begin + (j) * WG + lid)
+{% endif %}
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint tile = tile_id;
+  const offset_t tile_begin = (offset_t)tile * TILE;
+{% if prefetch_tiles > 0 %}
+  /* The work-group that takes tile + PREFETCH comes about one tile's time later and finds its
+     keys in L2, so a tile's loads wait on L2 rather than DRAM (H200, u32 at 2^28: each pass
+     1,160 -> 1,133 us). Values are not prefetched: pairs ran slower with them. */
+  if (tile + {{ prefetch_tiles }} < tiles) {
+    const offset_t ahead = tile_begin + (offset_t){{ prefetch_tiles }} * TILE;
+    prefetch_keys(keys_in, ahead, min(ahead + TILE, n));
+  }
+{% endif %}
+  /* Only the last tile can be partial; the others skip every per-key compare with n. */
+  const bool full_tile = tile_begin + TILE <= n;
+#define HAS_KEY(j) (full_tile || POSITION(j) < n)
+
+  /* 1. Load every key of the tile before using any, so all loads are in flight at once. Keys
+     stay in registers (the loops are unrolled). */
+  key_t keys[EPT];
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
+  for (uint d = lid; d < RADIX; d += WG) next_status[(offset_t)tile * RADIX + d] = 0;
+
+{% if copy_constant_passes %}
+  /* A pass whose digit is the same for every key would only copy: every work-group sees so in
+     the pass's digit counts and copies its tile in place, so no host round trip has to find such
+     passes first (this run's status rows stay as the previous run zeroed them). GPUs only:
+     PoCL 3.1 miscompiles a work-group-uniform return ahead of barriers (wrong orders and
+     crashes with 2-digit passes), so elsewhere a constant pass runs like any other. */
+  if (digit_counts[digit_of(keys_in[0], descending, shift, mask)] == n) {
+    #pragma unroll
+    for (uint j = 0; j < EPT; ++j) {
+      if (!HAS_KEY(j)) continue;
+      keys_out[POSITION(j)] = keys[j];
+{% if value_bytes > 0 %}
+      values_out[POSITION(j)] = values_in[POSITION(j)];
+{% endif %}
+    }
+    return;
+  }
+{% endif %}
+{% if scatter_while_ranking %}
+  /* Digits are computed again where needed, and once a key is ranked its register holds its
+     slot (for its value) or nothing: keys only at 256 x 24, 80 registers per work-item became
+     64 when this came in, so 4 work-groups fit an SM instead of 3 (the u32 sort at 2^28 on the
+     H200: 45.6 -> 48.6 Gkeys/s). */
+#define DIGIT(j) digit_of(keys[j], descending, shift, mask)
+{% if value_bytes > 0 %}
+  uint slots[EPT];
+{% endif %}
+{% else %}
+  /* slots[j] holds key j's digit until ranking turns it into the key's slot in the tile, so
+     each digit is computed once. */
+  uint slots[EPT];
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) slots[j] = digit_of(keys[j], descending, shift, mask);
+#define DIGIT(j) slots[j]
+{% endif %}
+
+  /* 2. Count the tile's digits and publish the counts at once, so that later tiles looking
+     back find this tile's aggregate without waiting for its ranking; then scan them. */
+{% if ranking == "warp_match" %}
+  __local uint* my_slots = warp_slots + warp * RADIX;
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j)
+    if (HAS_KEY(j)) atomic_inc(&my_slots[DIGIT(j)]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < RADIX; d += WG) tile_counts[d] = warp_counts_to_offsets(warp_slots, d);
+{% else %}
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j)
+    if (HAS_KEY(j)) atomic_inc(&tile_counts[DIGIT(j)]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+{% endif %}
+  for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as above: no barrier */
+    tile_starts[d] = tile_counts[d];
+    status[(offset_t)tile * RADIX + d] =
+        (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d];
+  }
+#if defined(WARP) && RADIX == WG
+  const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_starts[lid], pass_count), partial);
+  tile_starts[lid] = starts.x;
+  global_minus_local[lid] = (int)starts.y;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#else
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scan_digits(tile_starts, partial);
+  scan_digits((__local uint*)global_minus_local, partial);
+#endif
+
+  /* 3. Rank each key among the tile's keys of its digit, stably, giving its slot in the tile. */
+{% if ranking == "warp_match" %}
+  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] += tile_starts[i % RADIX];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Per round, the lanes holding digit d each set their bit in the warp's mask of d; the
+     highest of them (the leader) claims their slots with one local atomic, shares the first
+     by shuffle, and clears the mask. With 8 ballots per key instead of the masks the whole
+     u32 sort at 2^28 took 14% longer on the H200, and with a read, warp barrier and write
+     of the slot counter instead of the atomic and shuffle 8% longer. */
+  const uint below = lanes_below();
+  __local uint* my_masks = warp_masks + warp * RADIX;
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) {
+    const bool valid = HAS_KEY(j);
+    const uint digit = DIGIT(j);
+    if (valid) atomic_or(&my_masks[digit], 1u << lane);
+    warp_sync();
+    const uint peers = valid ? my_masks[digit] : 0;
+    const uint leader = 31 - clz(peers);
+    const uint peers_up_to_me = popcount(peers & (below | (1u << lane))); /* the leader: all */
+    const bool leads = valid && lane == leader;
+    uint first = leads ? atomic_add(&my_slots[digit], peers_up_to_me) : 0;
+    first = shuffle_from(first, leader);
+    if (leads) my_masks[digit] = 0;
+    warp_sync();
+{% if scatter_while_ranking %}
+    if (valid) sorted_keys[first + peers_up_to_me - 1] = keys[j];
+{% if value_bytes > 0 %}
+    slots[j] = first + peers_up_to_me - 1;
+{% endif %}
+  }
+{% else %}
+    slots[j] = first + peers_up_to_me - 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE); /* every warp's masks are done before keys land over them */
+{% endif %}
+{% else %}
+  /* Each work-item sets its bit in its digit's bitmask; its rank is the number of set bits
+     below its own plus the digit's count in earlier rounds. */
+  const uint word = lid / 32;
+  const uint below = (1u << (lid % 32)) - 1u;
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) {
+    const bool valid = HAS_KEY(j);
+    const uint digit = DIGIT(j);
+    if (valid) atomic_or(&digit_masks[digit * MASK_WORDS + word], 1u << (lid % 32));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (valid) {
+      __local const uint* masks = digit_masks + digit * MASK_WORDS;
+      uint rank = earlier_rounds[digit] + popcount(masks[word] & below);
+      for (uint w = 0; w < word; ++w) rank += popcount(masks[w]);
+      slots[j] = tile_starts[digit] + rank;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < RADIX; d += WG) {
+      for (uint w = 0; w < MASK_WORDS; ++w) {
+        earlier_rounds[d] += popcount(digit_masks[d * MASK_WORDS + w]);
+        digit_masks[d * MASK_WORDS + w] = 0;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+{% endif %}
+
+  /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
+  for (uint d = lid; d < RADIX; d += WG) {
+    uint prefix = 0;
+    if (tile > 0) {
+      prefix = exclusive_prefix(status, tile, d);
+      status[(offset_t)tile * RADIX + d] = STATUS_PREFIX | (prefix + tile_counts[d]);
+    }
+    global_minus_local[d] += (int)prefix - (int)tile_starts[d];
+  }
+
+  /* 5. Reorder the tile in local memory, then write it out in slot order: neighbouring
+     work-items write neighbouring addresses within each digit's run. */
+{% if not scatter_while_ranking %}
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j)
+    if (HAS_KEY(j)) sorted_keys[slots[j]] = keys[j];
+{% endif %}
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint tile_size = (uint)min((offset_t)TILE, n - tile_begin);
+{% if value_bytes > 0 %}
+  __local uchar* slot_digits = (__local uchar*)ranking_scratch; /* ranking is over */
+{% endif %}
+  for (uint i = lid; i < tile_size; i += WG) {
+    const key_t key = sorted_keys[i];
+    const uint digit = digit_of(key, descending, shift, mask);
+    keys_out[(offset_t)(global_minus_local[digit] + (int)i)] = key;
+{% if value_bytes > 0 %}
+    slot_digits[i] = (uchar)digit;
+{% endif %}
+  }
+{% if value_bytes > 0 %}
+  /* 6. The same for the values, through the same buffer once every key is out of it. */
+  __local value_t* sorted_values = (__local value_t*)tile_buffer;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j)
+    if (HAS_KEY(j)) sorted_values[slots[j]] = values_in[POSITION(j)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = lid; i < tile_size; i += WG)
+    values_out[(offset_t)(global_minus_local[slot_digits[i]] + (int)i)] = sorted_values[i];
+{% endif %}

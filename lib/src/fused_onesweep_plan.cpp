@@ -1,0 +1,50 @@
+// Fused onesweep: onesweep's histogram kernel, then every pass in one launch.
+#include "fused_onesweep_plan.hpp"
+
+#include "kernel_args.hpp"
+#include "kernel_build.hpp"
+
+namespace clsort::detail {
+
+FusedOnesweepPlan::FusedOnesweepPlan(const cl::Context& context, const cl::Device& device,
+                                     const KernelConfig& config)
+    : OnesweepPlan(context, device, config, "fused_onesweep.cl") {
+  const auto wg = static_cast<std::size_t>(config.params.work_group_size);
+  histogram_kernel_ = make_kernel(program_, device, "histogram_all_passes", wg, "work_group_size");
+  kernel_ = make_kernel(program_, device, "fused_onesweep", wg, "work_group_size");
+}
+
+void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
+                            const SortSpec& spec) {
+  if (n > max_keys)
+    throw Error("sort", "fused_onesweep handles at most " + std::to_string(max_keys) + " keys");
+  const std::size_t passes =
+      pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits).size();
+  if (n == 0 || passes == 0) return;
+  const Scratch scratch = scratch_for(n);
+  const bool needs_fill = !counters_.clean;
+  counters_.clean = false;  // until every command of the sort is enqueued
+  count_digits(chain, scratch, data.keys, n, spec, passes, needs_fill, /*with_event=*/false);
+  const std::uint64_t tiles = tile_count(n);
+  KernelArgs args(kernel_, false);
+  args.buffer(data.keys).buffer(scratch.data.keys);
+  if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);
+  args.offset(n)
+      .u32(spec.begin_bit)
+      .u32(spec.end_bit)
+      .u32(static_cast<std::uint32_t>(passes))
+      .u32(spec.descending)
+      .u32(static_cast<std::uint32_t>(tiles))
+      .buffer(scratch.counters.histogram())
+      .buffer(scratch.counters.status)
+      .buffer(scratch.counters.ticket)
+      .buffer(scratch.counters.finished);
+  const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
+  const bool ends_in_scratch = passes % 2 == 1;
+  chain.launch(kernel_, tiles * passes * wg, wg, /*with_event=*/!ends_in_scratch);
+  if (ends_in_scratch)
+    copy_pass_data(chain, scratch.data, data, n, key_size(config_.key_type), config_.value_bytes);
+  end_sort();
+}
+
+}  // namespace clsort::detail
