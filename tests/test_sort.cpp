@@ -251,6 +251,24 @@ BOOST_AUTO_TEST_CASE(onesweep_sorts_of_changing_sizes_one_after_another) {
   }
 }
 
+// fused_onesweep's tickets are 32-bit: a set of one key per tile and 1-bit digits would need
+// 64 x (2^26 + 1) work-groups for u64 keys; the sort refuses it by name and leaves the keys.
+BOOST_AUTO_TEST_CASE(fused_onesweep_refuses_more_work_groups_than_its_tickets_count) {
+  Params p;
+  p.algorithm = Algorithm::fused_onesweep;
+  p.radix_bits = 1;
+  p.work_group_size = 1;
+  p.elements_per_thread = 1;
+  Sorter sorter(test_queue(), p);
+  std::vector<std::uint64_t> keys((std::size_t{1} << 26) + 1);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = keys.size() - i;
+  const auto original = keys;
+  BOOST_CHECK_EXCEPTION(sorter.sort(keys), Error, [](const Error& e) {
+    return std::string(e.what()).find("more than 2^32 - 1; use onesweep") != std::string::npos;
+  });
+  BOOST_TEST((keys == original));
+}
+
 BOOST_AUTO_TEST_CASE(invalid_bit_ranges_are_errors_and_leave_data_alone) {
   Sorter sorter(test_queue());
   std::vector<std::uint32_t> keys{5, 3, 9};

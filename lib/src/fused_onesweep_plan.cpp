@@ -1,6 +1,9 @@
 // Fused onesweep: onesweep's histogram kernel, then every pass in one launch.
 #include "fused_onesweep_plan.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include "kernel_args.hpp"
 #include "kernel_build.hpp"
 
@@ -20,12 +23,16 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
     throw Error("sort", "fused_onesweep handles at most " + std::to_string(max_keys) + " keys");
   const std::size_t passes =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits).size();
-  if (n == 0 || passes == 0) return;
+  const std::uint64_t tiles = tile_count(n);
+  // Tickets are 32-bit: tiny tiles of a huge sort would wrap them.
+  if (tiles * passes > UINT32_MAX)
+    throw Error("sort", "fused_onesweep with these parameters would launch " +
+                            std::to_string(tiles * passes) + " work-groups for " +
+                            std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
   const bool needs_fill = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
   count_digits(chain, scratch, data.keys, n, spec, passes, needs_fill, /*with_event=*/false);
-  const std::uint64_t tiles = tile_count(n);
   KernelArgs args(kernel_, false);
   args.buffer(data.keys).buffer(scratch.data.keys);
   if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);

@@ -41,7 +41,7 @@ class OnesweepPlan : public SortPlan {
   /// small sort several microseconds, and at 2^28 u32 keys it wrote 180 MB of status), so only a
   /// new buffer, or one that a sort which failed half-way left, has its first
   /// `self_cleaning_bytes` filled.
-  /// fused_onesweep also counts the tiles done of each phase in `finished`, which its last
+  /// fused_onesweep also counts the tiles done of each pass in `finished`, which its last
   /// work-group returns to zero.
   struct Counters {
     cl::Buffer whole, histograms[2], ticket, finished, status;

@@ -56,8 +56,7 @@ enum class Algorithm {
   /// OpenCL spends about 6 us of host time on each), for small and mid-sized sorts. Needs what
   /// onesweep needs, and global memory fences that order one work-group's writes before
   /// another's reads (OpenCL's mem_fence, with PTX's membar.gl on NVIDIA GPUs). Constant passes
-  /// are never dropped (on GPUs they copy); the ConstantPassCheck is ignored. Same key limit
-  /// as onesweep.
+  /// run like any other pass: the ConstantPassCheck is ignored. Same key limit as onesweep.
   fused_onesweep,
 };
 
