@@ -12,9 +12,8 @@ namespace clsort::detail {
 FusedOnesweepPlan::FusedOnesweepPlan(const cl::Context& context, const cl::Device& device,
                                      const KernelConfig& config)
     : OnesweepPlan(context, device, config, "fused_onesweep.cl") {
-  const auto wg = static_cast<std::size_t>(config.params.work_group_size);
-  histogram_kernel_ = make_kernel(program_, device, "histogram_all_passes", wg, "work_group_size");
-  kernel_ = make_kernel(program_, device, "fused_onesweep", wg, "work_group_size");
+  kernel_ = make_kernel(program_, device, "fused_onesweep",
+                        static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
 void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,

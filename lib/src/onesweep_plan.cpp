@@ -12,9 +12,9 @@ namespace clsort::detail {
 OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
                            const KernelConfig& config)
     : OnesweepPlan(context, device, config, "onesweep.cl") {
-  const auto wg = static_cast<std::size_t>(config.params.work_group_size);
-  histogram_kernel_ = make_kernel(program_, device, "histogram_all_passes", wg, "work_group_size");
-  pass_kernel_ = make_kernel(program_, device, "onesweep_pass", wg, "work_group_size");
+  pass_kernel_ =
+      make_kernel(program_, device, "onesweep_pass",
+                  static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
 OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
@@ -52,6 +52,9 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["prefetch_tiles"] = static_cast<std::int64_t>(config.params.prefetch_ahead) *
                                 static_cast<std::int64_t>(compute_units_);
   program_ = build_template(context, device, template_name, variables);
+  histogram_kernel_ =
+      make_kernel(program_, device, "histogram_all_passes",
+                  static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
 std::uint64_t OnesweepPlan::tile_count(std::uint64_t n) const {

@@ -30,7 +30,8 @@ class OnesweepPlan : public SortPlan {
   void reserve(std::uint64_t n) override;
 
  protected:
-  /// Builds the kernel template `template_name` for the configuration into program_.
+  /// Builds the kernel template `template_name` for the configuration into program_, and its
+  /// histogram_all_passes kernel.
   OnesweepPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config,
                const std::string& template_name);
 
