@@ -161,9 +161,9 @@ BOOST_AUTO_TEST_CASE(hybrid_bitmask_ranking) {
   for (const Params& p : extremes(sweep(Algorithm::hybrid, Ranking::bitmask))) sort_with(p);
 }
 
-// fused_onesweep's tile passes are onesweep's (swept above); its own part is the phases of one
-// launch: 1-bit digits make 33 of them (50,021 keys in 782 tiles of 64 keys), a work-group of 13
-// items and 31 keys an item odd tiles, one key an item the most tiles per phase.
+// fused_onesweep's tile passes are onesweep's (swept above); its own part is running every pass
+// in one launch: 1-bit digits make 32 of them (50,021 keys in 782 tiles of 64 keys), a
+// work-group of 13 items and 31 keys an item odd tiles, one key an item the most tiles a pass.
 BOOST_AUTO_TEST_CASE(fused_onesweep_bitmask_ranking) {
   for (const Params& p : extremes(sweep(Algorithm::fused_onesweep, Ranking::bitmask))) sort_with(p);
 }

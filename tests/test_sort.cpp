@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(constant_passes_found_on_both_sides_of_the_read_back_size) 
 }
 
 // Onesweep's kernels leave its counters (histograms, tile ticket, look-back status, and
-// fused_onesweep's phases finished) clean for the next sort instead of a fill clearing them
+// fused_onesweep's passes finished) clean for the next sort instead of a fill clearing them
 // before each: sorts that shrink and grow, with and without skipped passes, one after another on
 // one Sorter.
 BOOST_AUTO_TEST_CASE(onesweep_sorts_of_changing_sizes_one_after_another) {

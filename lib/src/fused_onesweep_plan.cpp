@@ -29,9 +29,9 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
                             std::to_string(tiles * passes) + " work-groups for " +
                             std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
-  const bool needs_fill = !counters_.clean;
+  const bool fill_counters = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
-  count_digits(chain, scratch, data.keys, n, spec, passes, needs_fill, /*with_event=*/false);
+  count_digits(chain, scratch, data.keys, n, spec, passes, fill_counters, /*with_event=*/false);
   KernelArgs args(kernel_, false);
   args.buffer(data.keys).buffer(scratch.data.keys);
   if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);

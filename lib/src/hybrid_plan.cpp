@@ -69,10 +69,10 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
-  const bool needs_fill = !counters_.clean;
+  const bool fill_counters = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
   const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), needs_fill, true);
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, true);
   const std::vector<cl_uint> digits_counted =
       read_counts(chain.queue(), scratch, digits.size(), counted);
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());

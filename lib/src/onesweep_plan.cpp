@@ -86,7 +86,7 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
   const std::uint64_t second_histogram_offset = aligned(histogram_bytes);
   const std::uint64_t ticket_offset = aligned(second_histogram_offset + histogram_bytes);
   const std::uint64_t finished_offset = aligned(ticket_offset + 4);
-  const std::uint64_t finished_bytes = (max_passes_ + 1) * 4;
+  const std::uint64_t finished_bytes = max_passes_ * 4;
   const std::uint64_t status_offset = aligned(finished_offset + finished_bytes);
   const std::uint64_t bytes = status_offset + 2 * tile_count(n) * radix_ * 4;
   // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
@@ -100,7 +100,7 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
     counters_.histograms[1] =
         sub_buffer(whole, second_histogram_offset, histogram_bytes, "histograms");
     counters_.ticket = sub_buffer(whole, ticket_offset, 4, "tile ticket");
-    counters_.finished = sub_buffer(whole, finished_offset, finished_bytes, "phases finished");
+    counters_.finished = sub_buffer(whole, finished_offset, finished_bytes, "passes finished");
     counters_.status = sub_buffer(whole, status_offset, size - status_offset, "look-back status");
     counters_.self_cleaning_bytes = status_offset;
     counters_.clean = false;
@@ -121,18 +121,15 @@ void OnesweepPlan::reserve(std::uint64_t n) {
   scratch_for(n);
 }
 
-void OnesweepPlan::fill_counters(CommandChain& chain, const Scratch& scratch) {
-  chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
-    check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
-                                          scratch.counters.self_cleaning_bytes, waits, event),
-          "enqueue fill", "histograms and tickets");
-  });
-}
-
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                                     std::size_t passes, bool fill, bool with_event) {
-  if (fill) fill_counters(chain, scratch);
+                                     std::size_t passes, bool fill_counters, bool with_event) {
+  if (fill_counters)
+    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+      check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
+                                            scratch.counters.self_cleaning_bytes, waits, event),
+            "enqueue fill", "histograms and tickets");
+    });
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics. H200, u32 at 2^28: 52.0 Gkeys/s with up to 16
   // work-groups per compute unit, 51.7 with 4, 50.8 with 2.
@@ -222,13 +219,13 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
-  const bool needs_fill = !counters_.clean;
+  const bool fill_counters = !counters_.clean;
   counters_.clean = false;  // until every command of the sort is enqueued
   const bool reads_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
                             (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
                              n >= min_keys_to_read_counts);
   const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), needs_fill, reads_counts);
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, reads_counts);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)

@@ -61,14 +61,12 @@ class OnesweepPlan : public SortPlan {
   std::uint64_t tile_count(std::uint64_t n) const;
   /// The counters for n keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t n);
-  /// Enqueues the fill of the counters' first self_cleaning_bytes.
-  void fill_counters(CommandChain& chain, const Scratch& scratch);
-  /// Enqueues the histogram kernel (after a fill of the counters if `fill`), which
+  /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
   /// counts every pass's digits, zeroes the next sort's histogram and clears the first run's
   /// look-back status; returns its event if `with_event`.
   cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const cl::Buffer& keys,
-                         std::uint64_t n, const SortSpec& spec, std::size_t passes, bool fill,
-                         bool with_event);
+                         std::uint64_t n, const SortSpec& spec, std::size_t passes,
+                         bool fill_counters, bool with_event);
   /// Reads `words` words of `buffer` once `after` completes, through the plan's own queue so
   /// that the read does not wait for what `queue` runs after it.
   std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,

@@ -129,7 +129,7 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
       layout.tile_buffer_bytes + layout.scratch_bytes + digit_count(p) * 12 + wg * 4 + kernel_slack;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t histogram_kernel = passes * digit_count(p) * 4;
-  // fused_onesweep's kernel also keeps the pass its work-group runs.
+  // fused_onesweep's kernel also keeps its work-group's ticket.
   const std::size_t pass_word = p.algorithm == Algorithm::fused_onesweep ? 4 : 0;
   layout.local_bytes = std::max(pass_kernel + pass_word, histogram_kernel);
   return layout;
