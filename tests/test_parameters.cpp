@@ -290,6 +290,24 @@ BOOST_AUTO_TEST_CASE(single_group_slot_counters_are_wide_where_they_fit) {
   BOOST_TEST(!single_group_wide_slots(p, 1, 0, kib48));
 }
 
+// The middle tier runs every pass in one launch where warps rank (NVIDIA); elsewhere, and for
+// 1-byte keys (one pass), those sorts run default_params.
+BOOST_AUTO_TEST_CASE(mid_default_is_fused_onesweep_where_warps_rank) {
+  const cl::Device device = test_device();
+  BOOST_TEST(!default_mid_params(device, 1, 0).has_value());
+  for (std::size_t key_bytes : {2, 4, 8})
+    for (std::size_t value_bytes : {0, 1, 4, 8, 16}) {
+      const std::optional<Params> mid = default_mid_params(device, key_bytes, value_bytes);
+      if (!mid) {
+        BOOST_TEST((default_params(device, key_bytes, value_bytes).ranking != Ranking::warp_match));
+        continue;
+      }
+      BOOST_TEST((mid->algorithm == Algorithm::fused_onesweep));
+      BOOST_CHECK_NO_THROW(validate_for_device(*mid, device, key_bytes, value_bytes));
+      BOOST_TEST((built_in_params(device, key_bytes, value_bytes, mid_default_max_keys) == *mid));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})
@@ -304,7 +322,12 @@ BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   BOOST_TEST((small.algorithm == Algorithm::single_group));
   const std::uint64_t capacity = single_group_capacity(small);
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity) == small));
-  BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity + 1) == default_params(device, 8, 16)));
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity + 1) ==
+              default_mid_params(device, 8, 16).value_or(default_params(device, 8, 16))));
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, mid_default_max_keys) ==
+              built_in_params(device, 8, 16, mid_default_max_keys)));
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, mid_default_max_keys + 1) ==
+              default_params(device, 8, 16)));
   BOOST_TEST((sorter.params_for(KeyType::u32, 0, 1 << 20) == default_params(device, 4, 0)));
   const Params p = default_params(device);
   Params custom = p;

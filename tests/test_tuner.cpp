@@ -72,10 +72,9 @@ std::map<std::string, Rematch> rematches(const std::string& results_path, const 
 }
 
 // What the tuner starts a class from and keeps unless a rematch says otherwise: the Sorter's own
-// choice at the class's typical size n, the small-sort default where n fits it.
+// choice at the class's typical size n.
 Params built_in_default_at(std::uint64_t n) {
-  const Params small = default_small_params(test_device(), 4, 0);
-  return n <= single_group_capacity(small) ? small : default_params(test_device(), 4, 0);
+  return built_in_params(test_device(), 4, 0, n);
 }
 
 }  // namespace

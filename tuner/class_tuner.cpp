@@ -101,19 +101,6 @@ TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& 
   return {task.problem, winner, median_gkeys(winner_ms, task.confirm_n), default_gkeys};
 }
 
-// What a Sorter without a profile runs at the class's typical size: the small-sort default
-// where n fits it (and the device can run one), else the default.
-Params built_in_default(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
-                        std::uint64_t n) {
-  try {
-    const Params small = default_small_params(device, key_bytes, value_bytes);
-    if (n <= single_group_capacity(small)) return small;
-  } catch (const Error&) {
-    // no small-sort default on this device
-  }
-  return default_params(device, key_bytes, value_bytes);
-}
-
 }  // namespace
 
 std::string ClassTask::id() const {
@@ -126,7 +113,7 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
                       const MeasurementHook& before_measurement) {
   const std::size_t key_bytes = task.problem.key_bits / 8;
   const Params fallback =
-      built_in_default(bench.device(), key_bytes, task.problem.value_bytes, task.confirm_n);
+      built_in_params(bench.device(), key_bytes, task.problem.value_bytes, task.confirm_n);
   std::vector<Params> all = candidates(space, bench.device(), key_bytes, task.problem.value_bytes);
   // Above its capacity a single_group set runs the default: measured there, it would be timed
   // as something it is not.

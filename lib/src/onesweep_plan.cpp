@@ -132,10 +132,16 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
     });
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics. H200, u32 at 2^28: 52.0 Gkeys/s with up to 16
-  // work-groups per compute unit, 51.7 with 4, 50.8 with 2.
+  // work-groups per compute unit, 51.7 with 4, 50.8 with 2. Small sorts still spread over up
+  // to one work-group per compute unit, down to one batch of keys a work-item: a single
+  // work-group counting every key would run alone before the first pass can start.
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  const std::uint64_t groups =
-      std::clamp<std::uint64_t>((n + wg * 64 - 1) / (wg * 64), 1, compute_units_ * 16);
+  const auto groups_of = [&](std::uint64_t keys_per_item) {
+    return (n + wg * keys_per_item - 1) / (wg * keys_per_item);
+  };
+  constexpr std::uint64_t batch = 8;  // HISTOGRAM_BATCH in onesweep_common.cl
+  const std::uint64_t groups = std::clamp<std::uint64_t>(
+      std::max(groups_of(64), std::min(groups_of(batch), compute_units_)), 1, compute_units_ * 16);
   KernelArgs(histogram_kernel_, false)
       .buffer(keys)
       .offset(n)

@@ -417,6 +417,36 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes,
   return p;
 }
 
+std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes,
+                                         std::size_t value_bytes) {
+  const detail::DeviceLimits limits = detail::query_limits(device);
+  if (!limits.has_warp_match || limits.max_work_group_size < 256 || key_bytes < 2)
+    return std::nullopt;
+  Params p;
+  p.algorithm = Algorithm::fused_onesweep;
+  p.ranking = Ranking::warp_match;
+  p.work_group_size = 256;
+  // H100, 2^13-2^15 keys: 4 keys a work-item ahead of 8 or 12 for most types (more tiles, each
+  // pass spread over more compute units).
+  p.elements_per_thread = 4;
+  if (local_memory_bytes(p, key_bytes, value_bytes) > limits.local_memory_bytes)
+    return std::nullopt;
+  return p;
+}
+
+Params built_in_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
+                       std::uint64_t n) {
+  try {
+    const Params small = default_small_params(device, key_bytes, value_bytes);
+    if (n <= single_group_capacity(small)) return small;
+  } catch (const Error&) {
+    // too little local memory for a single_group sort: the larger defaults take it
+  }
+  if (n <= mid_default_max_keys)
+    if (std::optional<Params> mid = default_mid_params(device, key_bytes, value_bytes)) return *mid;
+  return default_params(device, key_bytes, value_bytes);
+}
+
 void to_json(nlohmann::json& json, const Params& params) {
   json = nlohmann::json::object();
   for (const auto& field : int_fields) json[field.name] = params.*field.member;

@@ -38,7 +38,7 @@ struct Sorter::Impl {
   // capacity, `large` for the others.
   struct BuiltInDefaults {
     Params large;
-    std::optional<Params> small;
+    std::optional<Params> small, mid;
   };
   std::map<std::pair<KeyType, std::size_t>, BuiltInDefaults> defaults_by_class;
   std::vector<PlanEntry> plans;
@@ -81,6 +81,7 @@ struct Sorter::Impl {
     auto [it, added] = defaults_by_class.try_emplace({type, value_bytes});
     if (added) {
       it->second.large = default_params(device, key_size(type), value_bytes);
+      it->second.mid = default_mid_params(device, key_size(type), value_bytes);
       try {
         it->second.small = default_small_params(device, key_size(type), value_bytes);
       } catch (const Error&) {
@@ -93,6 +94,7 @@ struct Sorter::Impl {
   Params& built_in_default(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     BuiltInDefaults& defaults = built_in_defaults(type, value_bytes);
     if (defaults.small && n <= single_group_capacity(*defaults.small)) return *defaults.small;
+    if (defaults.mid && n <= mid_default_max_keys) return *defaults.mid;
     return defaults.large;
   }
 

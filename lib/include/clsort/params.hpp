@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -160,6 +161,23 @@ Params default_params(const cl::Device& device, std::size_t key_bytes = 4,
 /// up to 16 keys, 4-bit digits, serial ranking, shrunk to the device's limits (H200: 0.039 ms).
 Params default_small_params(const cl::Device& device, std::size_t key_bytes = 4,
                             std::size_t value_bytes = 0);
+
+/// The largest sort default_mid_params serves.
+inline constexpr std::uint64_t mid_default_max_keys = 32768;
+
+/// The built-in default for sorts too large for default_small_params and of at most
+/// mid_default_max_keys keys, where the device has one: on NVIDIA GPUs with warp_match,
+/// fused_onesweep 256 x 4 for keys of 2 bytes or more, every pass in one launch (H100, host
+/// clock, 2^13-2^15 keys: 1.1x-1.5x default_params' onesweep for 16-64-bit keys and their
+/// pairs; onesweep wins from 2^17). std::nullopt elsewhere, and for 1-byte keys (a single pass
+/// has no launches to save): those sorts run default_params.
+std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes = 4,
+                                         std::size_t value_bytes = 0);
+
+/// What a sort of n keys runs without a profile or parameters set: default_small_params where
+/// n fits its capacity, default_mid_params up to mid_default_max_keys, else default_params.
+Params built_in_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
+                       std::uint64_t n);
 
 /// JSON conversion (nlohmann::json ADL hooks). from_json throws clsort::Error naming a missing
 /// or out-of-range field; unknown fields are rejected so typos do not pass silently.
