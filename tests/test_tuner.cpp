@@ -1,6 +1,7 @@
 // End-to-end test of clsort-tune with a tiny search space and budget: it writes a valid profile
 // that the library and the CLI then find and use; it resumes; winners are rematched against the
-// default; a resumed class replays what its results file knows; bad spaces are named.
+// default; a resumed class replays what its results file knows; a run merges into an existing
+// profile over a range of key counts; bad spaces are named.
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "class_tuner.hpp"
+#include "profile_merge.hpp"
 #include "rematch.hpp"
 #include "search_space.hpp"
 #include "support/cli_fixture.hpp"
@@ -303,6 +305,97 @@ BOOST_AUTO_TEST_CASE(the_defaults_neighbours_are_screened_first) {
     BOOST_TEST(tune::differences(screened[i].first, d) == 1, "screened " << i);
     if (screened[i].second > screened[0].second) break;  // a new best: its neighbours go next
   }
+}
+
+TunedClass tuned_class(unsigned key_bits, std::uint64_t min_keys, std::uint64_t max_keys,
+                       int elements_per_thread) {
+  TunedClass c;
+  c.problem.key_bits = key_bits;
+  c.problem.min_keys = min_keys;
+  c.problem.max_keys = max_keys;
+  c.params.elements_per_thread = elements_per_thread;  // tells the classes apart
+  return c;
+}
+
+// (min_keys, max_keys, elements_per_thread) of each class of one key width, in order.
+using Spans = std::vector<std::tuple<std::uint64_t, std::uint64_t, int>>;
+Spans spans(const std::vector<TunedClass>& classes, unsigned key_bits) {
+  Spans out;
+  for (const TunedClass& c : classes)
+    if (c.problem.key_bits == key_bits)
+      out.emplace_back(c.problem.min_keys, c.problem.max_keys, c.params.elements_per_thread);
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(a_merge_replaces_the_range_and_keeps_the_rest) {
+  constexpr std::uint64_t all = UINT64_MAX;
+  const std::vector<TunedClass> into{tuned_class(32, 0, 2047, 1), tuned_class(32, 2048, 16383, 2),
+                                     tuned_class(32, 16384, 262143, 3),
+                                     tuned_class(32, 262144, all, 4), tuned_class(64, 0, all, 5)};
+  const std::vector<TunedClass> run{tuned_class(32, 0, 32767, 11),
+                                    tuned_class(32, 32768, 131071, 12),
+                                    tuned_class(32, 131072, all, 13)};
+  const std::vector<TunedClass> split =
+      tune::merge_classes(into, run, tune::parse_key_range("16384:262143", "--range"));
+  BOOST_TEST((spans(split, 32) == Spans{{0, 2047, 1},
+                                        {2048, 16383, 2},
+                                        {16384, 32767, 11},
+                                        {32768, 131071, 12},
+                                        {131072, 262143, 13},
+                                        {262144, all, 4}}));
+  BOOST_TEST((spans(split, 64) == Spans{{0, all, 5}}));  // not retuned: as it was
+  BOOST_TEST(split.back().problem.key_bits == 64u);      // ordered by width, then keys
+  BOOST_TEST((spans(tune::merge_classes(into, run, tune::parse_key_range(":16383", "--range")),
+                    32) == Spans{{0, 16383, 11}, {16384, 262143, 3}, {262144, all, 4}}));
+  BOOST_TEST((spans(tune::merge_classes(into, run, tune::parse_key_range("100000:", "--range")),
+                    32) == Spans{{0, 2047, 1},
+                                 {2048, 16383, 2},
+                                 {16384, 99999, 3},
+                                 {100000, 131071, 12},
+                                 {131072, all, 13}}));
+  BOOST_TEST((spans(tune::merge_classes(into, run, tune::parse_key_range(":", "--range")), 32) ==
+              spans(run, 32)));
+  for (const char* bad : {"16384", "9:8", "-1:5", "1e3:", "99999999999999999999999:"})
+    BOOST_CHECK_EXCEPTION(tune::parse_key_range(bad, "--range"), Error, [&](const Error& e) {
+      return std::string(e.what()).find("--range: '") != std::string::npos;
+    });
+}
+
+BOOST_AUTO_TEST_CASE(a_run_merges_into_an_existing_profile) {
+  std::ofstream(path("space.json")) << tiny_space;
+  const std::string space = " -q --budget 4s --space " + path("space.json");
+  const std::string profile_path = path("device.json");
+  Result r = tune("--classes 32:0 --sizes 12 -o " + profile_path + space);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  const Profile before = load_profile(profile_path);
+
+  r = tune("--classes 32:0 --sizes 12,16 --into " + profile_path + " --range 16384:" + space);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  BOOST_TEST(has(r, "merged into " + profile_path));
+  const Profile after = load_profile(profile_path);
+  BOOST_REQUIRE(after.classes.size() == 2u);
+  BOOST_TEST((after.classes[0].params == before.classes[0].params));
+  BOOST_TEST(after.classes[0].problem.max_keys == 16383u);
+  BOOST_TEST(after.classes[1].problem.min_keys == 16384u);
+  BOOST_TEST(after.classes[1].problem.max_keys == UINT64_MAX);
+  BOOST_TEST(after.tuning.at("merged").at(0).at("range") == "16384:");
+  BOOST_TEST(after.tuning.at("sizes") == "12");  // the first run's settings stay
+  BOOST_TEST(after.results.size() > before.results.size());
+
+  nlohmann::json other = nlohmann::json::parse(std::ifstream(profile_path));
+  other["device"]["name"] = "Another Device";
+  std::ofstream(path("other.json")) << other.dump();
+  r = tune("--classes 32:0 --sizes 12 --into " + path("other.json") + space);
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, "--into " + path("other.json") + " was tuned on Another Device"));
+  r = tune("--range 0:100" + space);
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(has(r, "--range requires --into"));
+  r = tune("--into " + profile_path + " -o " + path("x.json") + space);
+  BOOST_TEST(r.exit_code == 2);
+  r = tune("--into " + profile_path + " --range 5:1" + space);
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, "--range: '5:1' ends before it starts"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_settings_are_named) {

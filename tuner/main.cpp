@@ -13,12 +13,16 @@
 #include <iomanip>
 #include <iostream>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <clsort/clsort.hpp>
 
 #include "class_tuner.hpp"
+#include "profile_merge.hpp"
 
 namespace {
 
@@ -35,6 +39,8 @@ struct Options {
   std::string sizes = "12,16,20,24";
   std::string space_file;
   std::string output;
+  std::string into;
+  std::string range = ":";
   std::string results;
   int repeats = 5;
   double min_gain_percent = 3;
@@ -200,11 +206,43 @@ void print_summary(const std::vector<TunedClass>& classes, double seconds, std::
       << " s)\n";
 }
 
+// The profile --into names, checked to be this device's and current before any tuning.
+std::optional<Profile> profile_to_merge_into(const Options& o, const DeviceIdentity& identity) {
+  if (o.into.empty()) return std::nullopt;
+  Profile existing = load_profile(o.into);
+  if (std::tie(existing.device.platform, existing.device.vendor, existing.device.name) !=
+      std::tie(identity.platform, identity.vendor, identity.name))
+    throw Error("tune", "--into " + o.into + " was tuned on " + existing.device.name + " (" +
+                            existing.device.platform + "), not on " + identity.name + " (" +
+                            identity.platform + ")");
+  return existing;
+}
+
+// `existing` with this run's classes in `range` and its settings and new measurements added.
+Profile merged_profile(Profile existing, const Profile& run, KeyRange range,
+                       const std::string& range_text) {
+  existing.classes = merge_classes(existing.classes, run.classes, range);
+  existing.tuner_version = run.tuner_version;
+  existing.device = run.device;
+  nlohmann::json settings = run.tuning;
+  settings["range"] = range_text;
+  existing.tuning["merged"].push_back(settings);
+  std::set<std::string> known;
+  for (const auto& r : existing.results) known.insert(r.dump());
+  for (const auto& r : run.results)
+    if (known.insert(r.dump()).second) existing.results.push_back(r);
+  return existing;
+}
+
 int run(const Options& o) {
   const DeviceEntry device = find_device(o.device);
   const DeviceIdentity identity = identify(device.device);
-  const std::string output =
-      o.output.empty() ? user_profile_folder() + "/" + profile_file_name(identity) : o.output;
+  const KeyRange range = parse_key_range(o.range, "--range");
+  const std::optional<Profile> existing = profile_to_merge_into(o, identity);
+  const std::string output = !o.into.empty() ? o.into
+                             : o.output.empty()
+                                 ? user_profile_folder() + "/" + profile_file_name(identity)
+                                 : o.output;
   const std::string results = o.results.empty() ? output + ".results.jsonl" : o.results;
   if (o.fresh) std::remove(results.c_str());
   if (const auto folder = std::filesystem::path(output).parent_path(); !folder.empty())
@@ -274,9 +312,9 @@ int run(const Options& o) {
                     {"constraints", space.constraints}};
   profile.classes = tuned;
   profile.results = log.all();
-  save_profile(profile, output);
+  save_profile(existing ? merged_profile(*existing, profile, range, o.range) : profile, output);
   print_summary(tuned, seconds, std::cout);
-  std::cerr << "clsort-tune: wrote " << output << "\n";
+  std::cerr << "clsort-tune: " << (existing ? "merged into " : "wrote ") << output << "\n";
   return 0;
 }
 
@@ -294,8 +332,17 @@ int main(int argc, char** argv) {
                  "Key bits and value bytes to tune, e.g. 32:0,32:4,64:8 (default: all)");
   app.add_option("--sizes", o.sizes, "log2 of each size class's typical n (default 12,16,20,24)");
   app.add_option("--space", o.space_file, "Search space JSON (default: the built-in one)");
-  app.add_option("-o,--output", o.output,
-                 "Profile to write (default: the user folder, named after the device)");
+  CLI::Option* output =
+      app.add_option("-o,--output", o.output,
+                     "Profile to write (default: the user folder, named after the device)");
+  CLI::Option* into =
+      app.add_option("--into", o.into,
+                     "Existing profile of this device to merge this run's classes into (in place)")
+          ->excludes(output);
+  app.add_option("--range", o.range,
+                 "With --into: the key counts MIN:MAX whose classes this run replaces (either "
+                 "side may be empty; default all)")
+      ->needs(into);
   app.add_option("--results", o.results,
                  "Results file to resume from (default: OUTPUT.results.jsonl)");
   app.add_option("--repeats", o.repeats, "Timed runs per measurement, median taken (at least 5)");
@@ -308,7 +355,8 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", o.quiet, "No progress line");
   app.footer(
       "Examples:\n  clsort-tune --device gpu --budget 20m\n"
-      "  clsort-tune --device cpu --classes 32:0 --sizes 16,20 --budget 2m -o cpu.json");
+      "  clsort-tune --device cpu --classes 32:0 --sizes 16,20 --budget 2m -o cpu.json\n"
+      "  clsort-tune --sizes 14,16,18 --into gpu.json --range 16384:262143");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

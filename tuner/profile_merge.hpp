@@ -1,0 +1,30 @@
+// Putting a tuning run's classes into an existing profile over a range of key counts.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <clsort/profile.hpp>
+
+namespace clsort::tune {
+
+/// Key counts [min_keys, max_keys] whose classes a merge replaces.
+struct KeyRange {
+  std::uint64_t min_keys = 0;
+  std::uint64_t max_keys = std::numeric_limits<std::uint64_t>::max();
+};
+
+/// Parses "MIN:MAX" (either side may be empty: 0, no limit); throws clsort::Error naming
+/// `option` otherwise or where MIN > MAX.
+KeyRange parse_key_range(const std::string& text, const std::string& option);
+
+/// For each key width and value size that `tuned` holds, `into`'s classes keep their key counts
+/// outside `range` (cut at its edges) and `tuned`'s classes, cut to `range`, take the key counts
+/// inside it; other widths and value sizes stay as they were. Classes come out ordered by key
+/// bits, value bytes and min_keys.
+std::vector<TunedClass> merge_classes(const std::vector<TunedClass>& into,
+                                      const std::vector<TunedClass>& tuned, KeyRange range);
+
+}  // namespace clsort::tune
