@@ -34,8 +34,9 @@ struct Sorter::Impl {
   std::optional<Profile> profile;
   std::string profile_path;
   std::map<std::pair<KeyType, std::size_t>, Params> overrides;  // set_params()
-  // The built-in defaults of a class: `small` (where the device can run one) for sorts within its
-  // capacity, `large` for the others.
+  // The built-in defaults of a class (built_in_params' tiers, kept here so that they can shrink
+  // to a kernel's limit): `small` (where the device can run one) for sorts within its capacity,
+  // `mid` (where the device has one) up to mid_default_max_keys, `large` for the others.
   struct BuiltInDefaults {
     Params large;
     std::optional<Params> small, mid;

@@ -168,8 +168,8 @@ inline constexpr std::uint64_t mid_default_max_keys = 32768;
 /// The built-in default for sorts too large for default_small_params and of at most
 /// mid_default_max_keys keys, where the device has one: on NVIDIA GPUs with warp_match,
 /// fused_onesweep 256 x 4 for keys of 2 bytes or more, every pass in one launch (H100, host
-/// clock, 2^13-2^15 keys: 1.1x-1.5x default_params' onesweep for 16-64-bit keys and their
-/// pairs; onesweep wins from 2^17). std::nullopt elsewhere, and for 1-byte keys (a single pass
+/// clock, 2^13-2^15 keys: 1.09x-1.46x default_params' onesweep for 16-64-bit keys and their
+/// pairs; onesweep wins from 2^17-2^18). std::nullopt elsewhere, and for 1-byte keys (a single pass
 /// has no launches to save): those sorts run default_params.
 std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes = 4,
                                          std::size_t value_bytes = 0);
