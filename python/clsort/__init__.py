@@ -208,23 +208,28 @@ def sort_pairs_(keys, values, *, descending=False):
     return keys, values
 
 
-def tune(device="", *, budget="10m", classes=None, sizes=None, output=None):
+def tune(device="", *, budget="10m", classes=None, sizes=None, output=None, space=None,
+         into=None, key_range=None):
     """Runs clsort-tune on a device and returns the path of the profile it wrote.
 
     budget: "90s", "10m", "1h"; classes: e.g. "32:0,64:4" (key bits:value bytes; default all);
     sizes: log2 sizes of the classes, e.g. "12,16,20,24"; output: the profile's path (default the
-    user profile folder, where sorts on that device then find it). Raises clsort.Error with the
+    user profile folder, where sorts on that device then find it); space: a search space file.
+    into: an existing profile of the device to retune in place instead, over the key counts
+    key_range ("MIN:MAX", either side may be empty; default all). Raises clsort.Error with the
     tuner's message if it fails.
     """
     command = [_os.path.join(_os.path.dirname(__file__), "bin", "clsort-tune"), "--device",
                device, "--budget", budget, "--quiet"]
-    for flag, value in (("--classes", classes), ("--sizes", sizes), ("--output", output)):
+    for flag, value in (("--classes", classes), ("--sizes", sizes), ("--output", output),
+                        ("--space", space), ("--into", into), ("--range", key_range)):
         if value is not None:
             command += [flag, str(value)]
     run = _subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         raise Error((run.stderr or run.stdout).strip() or f"clsort-tune exited with {run.returncode}")
     for line in (run.stdout + run.stderr).splitlines():
-        if line.startswith("clsort-tune: wrote "):
-            return line[len("clsort-tune: wrote "):]
+        for said in ("clsort-tune: wrote ", "clsort-tune: merged into "):
+            if line.startswith(said):
+                return line[len(said):]
     raise Error("clsort-tune did not say where it wrote the profile:\n" + run.stdout)

@@ -1,5 +1,7 @@
 """clsort's Python package against NumPy's stable sorts, bit for bit, on adversarial inputs."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,11 @@ def test_tune_writes_a_profile_that_loads(tmp_path):
     assert '"classes"' in open(path).read()
     with pytest.raises(clsort.Error, match="budget"):
         clsort.tune(budget="soon", output=str(tmp_path / "q.json"))
+    merged = clsort.tune(classes="32:0", sizes="10,14", budget="3s", into=path,
+                         key_range="4096:")
+    assert merged == path
+    profile = json.load(open(path))
+    assert [c["min_keys"] for c in profile["classes"]] == [0, 4096]
+    assert profile["tuning"]["merged"][0]["range"] == "4096:"
+    with pytest.raises(clsort.Error, match="ends before it starts"):
+        clsort.tune(classes="32:0", sizes="10", budget="3s", into=path, key_range="9:1")
