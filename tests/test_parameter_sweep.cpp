@@ -67,8 +67,7 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
       if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
     }
   }
-  const bool prefetches = algorithm == Algorithm::onesweep || algorithm == Algorithm::hybrid;
-  if (ranking == Ranking::warp_match && prefetches) {
+  if (ranking == Ranking::warp_match && prefetches_tiles(algorithm)) {
     // The L2 prefetch, one and four compute units' worth of tiles ahead: 50,021 keys make 196
     // tiles of 256 keys and 782 of 64, so on a GPU of up to 196 compute units tiles ask for
     // later ones, the partial last among them.

@@ -29,8 +29,7 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
                             std::to_string(tiles * passes) + " work-groups for " +
                             std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
-  const bool fill_counters = !counters_.clean;
-  counters_.clean = false;  // until every command of the sort is enqueued
+  const bool fill_counters = begin_sort();
   count_digits(chain, scratch, data.keys, n, spec, passes, fill_counters, /*with_event=*/false);
   KernelArgs args(kernel_, false);
   args.buffer(data.keys).buffer(scratch.data.keys);

@@ -69,8 +69,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
-  const bool fill_counters = !counters_.clean;
-  counters_.clean = false;  // until every command of the sort is enqueued
+  const bool fill_counters = begin_sort();
   const cl::Event counted =
       count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, true);
   const std::vector<cl_uint> digits_counted =

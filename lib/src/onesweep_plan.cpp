@@ -191,6 +191,12 @@ std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>
   return varying;
 }
 
+bool OnesweepPlan::begin_sort() {
+  const bool fill_counters = !counters_.clean;
+  counters_.clean = false;
+  return fill_counters;
+}
+
 void OnesweepPlan::end_sort() {
   counters_.clean = true;
   counters_.current = 1 - counters_.current;
@@ -225,8 +231,7 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
-  const bool fill_counters = !counters_.clean;
-  counters_.clean = false;  // until every command of the sort is enqueued
+  const bool fill_counters = begin_sort();
   const bool reads_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
                             (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
                              n >= min_keys_to_read_counts);

@@ -80,6 +80,9 @@ class OnesweepPlan : public SortPlan {
   /// The passes in [first, passes) whose digit varies among n keys, from the counts read back.
   std::vector<std::size_t> varying_passes(const std::vector<cl_uint>& counts, std::uint64_t n,
                                           std::size_t first, std::size_t passes) const;
+  /// Marks a sort begun: its counters count as dirty until end_sort. Returns whether they must
+  /// be filled first (a new buffer, or one a sort that failed half-way left).
+  bool begin_sort();
   /// Marks every command of a sort enqueued: the counters are clean, the next sort counts into
   /// the other histogram.
   void end_sort();

@@ -270,9 +270,6 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "ranking = serial needs algorithm = reduce_then_scan, single_group or "
                 "single_group_hybrid");
-  // fused_onesweep is for sorts too small for the prefetch to pay.
-  const bool prefetches =
-      params.algorithm == Algorithm::onesweep || params.algorithm == Algorithm::hybrid;
   if (params.algorithm == Algorithm::reduce_then_scan && params.ranking == Ranking::warp_match)
     throw Error("validate parameters",
                 "ranking = warp_match needs algorithm = onesweep, hybrid, single_group or "
@@ -281,7 +278,8 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "ranking = warp_match needs work_group_size a multiple of 32");
   // The prefetch is a PTX instruction in onesweep's pass kernel beside warp_match's.
-  if (params.prefetch_ahead > 0 && (params.ranking != Ranking::warp_match || !prefetches))
+  if (params.prefetch_ahead > 0 &&
+      (params.ranking != Ranking::warp_match || !prefetches_tiles(params.algorithm)))
     throw Error("validate parameters",
                 "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
                     " needs ranking = warp_match and algorithm = onesweep or hybrid (0 otherwise)");

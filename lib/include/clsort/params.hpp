@@ -68,6 +68,12 @@ constexpr bool runs_onesweep_passes(Algorithm algorithm) {
          algorithm == Algorithm::fused_onesweep;
 }
 
+/// Whether the algorithm's passes may prefetch tiles ahead (prefetch_ahead, with warp_match):
+/// onesweep and hybrid, not fused_onesweep, which serves sorts too small for it to pay.
+constexpr bool prefetches_tiles(Algorithm algorithm) {
+  return algorithm == Algorithm::onesweep || algorithm == Algorithm::hybrid;
+}
+
 /// Whether the algorithm sorts the whole array in one work-group (single_group,
 /// single_group_hybrid): it holds at most single_group_capacity() keys.
 constexpr bool sorts_in_one_group(Algorithm algorithm) {
