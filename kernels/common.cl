@@ -28,6 +28,13 @@ inline key_t ordered_bits(key_t k, uint descending) {
 {% endif %}
 }
 
+/* Bits [begin_bit, end_bit) of the ordered key, which the sort compares. */
+inline key_t sort_bits(key_t k, uint descending, uint begin_bit, uint end_bit) {
+  const key_t o = ordered_bits(k, descending) >> begin_bit;
+  const uint width = end_bit - begin_bit;
+  return width >= {{ key_bits }} ? o : (key_t)(o & (((key_t)1 << width) - 1));
+}
+
 inline uint digit_of(key_t k, uint descending, uint shift, uint mask) {
   return (uint)(ordered_bits(k, descending) >> shift) & mask;
 }

@@ -5,19 +5,7 @@
    passes ordered by its top bits (the hybrid path). #}
 {% include "common.cl" %}
 #define TILE (WG * EPT)
-/* Keys a work-item holds stay in registers where there are few; a CPU's single work-item of
-   thousands keeps them on its stack, and unrolling those loops only slows the build. */
-{% if elements_per_thread <= 32 %}
-#define UNROLL _Pragma("unroll")
-{% else %}
-#define UNROLL
-{% endif %}
-{% if value_bytes > 0 %}
-typedef {{ value_storage }} value_t;
-#define VALUES_ARG(x) , x
-{% else %}
-#define VALUES_ARG(x)
-{% endif %}
+{% include "held_keys.cl" %}
 /* HOLDS(j): whether the work-item holds a key in its j-th place. */
 {% if ranking == "serial" %}
 /* Item lid holds the consecutive positions [lid * EPT, (lid + 1) * EPT) during a pass.
@@ -245,13 +233,6 @@ void sort_in_local(__local key_t* keys VALUES_ARG(__local value_t* values), uint
 
 /* The most keys of one bucket that a key is ranked among by comparison. */
 #define BUCKET_LIMIT {{ bucket_limit }}
-
-/* Bits [begin_bit, end_bit) of the ordered key, which the sort compares. */
-inline key_t sort_bits(key_t k, uint descending, uint begin_bit, uint end_bit) {
-  const key_t o = ordered_bits(k, descending) >> begin_bit;
-  const uint width = end_bit - begin_bit;
-  return width >= {{ key_bits }} ? o : (key_t)(o & (((key_t)1 << width) - 1));
-}
 
 {% if segments %}
 /* segment_rank ranks the compared bits, which it stores in local memory. */

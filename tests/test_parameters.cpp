@@ -308,6 +308,26 @@ BOOST_AUTO_TEST_CASE(mid_default_is_fused_onesweep_where_warps_rank) {
     }
 }
 
+// The smallest sorts rank keys by comparison where warps rank (NVIDIA), for 4- and 8-byte keys;
+// elsewhere, and for narrower keys, they run default_small_params.
+BOOST_AUTO_TEST_CASE(rank_default_is_rank_sort_where_warps_rank) {
+  const cl::Device device = test_device();
+  for (std::size_t key_bytes : {1, 2, 4, 8})
+    for (std::size_t value_bytes : {0, 1, 4, 8, 16}) {
+      const std::optional<Params> rank = default_rank_params(device, key_bytes, value_bytes);
+      const bool warps =
+          default_params(device, key_bytes, value_bytes).ranking == Ranking::warp_match;
+      BOOST_TEST(rank.has_value() == (warps && key_bytes >= 4));
+      if (!rank) continue;
+      BOOST_TEST((rank->algorithm == Algorithm::rank_sort));
+      BOOST_CHECK_NO_THROW(validate_for_device(*rank, device, key_bytes, value_bytes));
+      const std::uint64_t capacity = single_group_capacity(*rank);
+      BOOST_TEST(capacity == (key_bytes == 4 ? 4096u : 2048u));
+      BOOST_TEST((built_in_params(device, key_bytes, value_bytes, capacity) == *rank));
+      BOOST_TEST((built_in_params(device, key_bytes, value_bytes, capacity + 1) != *rank));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})
@@ -320,8 +340,14 @@ BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   Sorter sorter(test_queue());
   const Params small = default_small_params(device, 8, 16);
   BOOST_TEST((small.algorithm == Algorithm::single_group));
-  const std::uint64_t capacity = single_group_capacity(small);
-  BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity) == small));
+  // The smallest sorts take the rank tier where there is one, the larger of the two capacities
+  // the tier that holds it.
+  const std::optional<Params> rank = default_rank_params(device, 8, 16);
+  const std::uint64_t rank_capacity = rank ? single_group_capacity(*rank) : 0;
+  const std::uint64_t capacity = std::max(single_group_capacity(small), rank_capacity);
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, 1) == rank.value_or(small)));
+  BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity) ==
+              (capacity == rank_capacity ? *rank : small)));
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity + 1) ==
               default_mid_params(device, 8, 16).value_or(default_params(device, 8, 16))));
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, mid_default_max_keys) ==

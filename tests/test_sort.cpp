@@ -17,8 +17,9 @@ const std::vector<std::size_t> small_sizes{0,   1,   2,   3,    31,   32,   33,
                                            255, 256, 257, 4095, 4097, 65537};
 
 // The Sorter's own per-class defaults (nullopt), reduce-then-scan with bitmask ranking, onesweep
-// and fused_onesweep with bitmask ranking, single_group, and onesweep and fused_onesweep with
-// warp_match where the device has it: every path runs on every device that can run it.
+// and fused_onesweep with bitmask ranking, single_group, rank_sort, and onesweep and
+// fused_onesweep with warp_match where the device has it: every path runs on every device that
+// can run it.
 std::vector<std::optional<Params>> ranking_variants() {
   Params bitmask;
   bitmask.work_group_size = 64;
@@ -34,7 +35,11 @@ std::vector<std::optional<Params>> ranking_variants() {
   single_group.elements_per_thread = 16;  // 1,024 keys; larger sorts run the default
   Params fused = onesweep;
   fused.algorithm = Algorithm::fused_onesweep;
-  std::vector<std::optional<Params>> variants{std::nullopt, bitmask, onesweep, fused, single_group};
+  Params rank_sort = bitmask;
+  rank_sort.algorithm = Algorithm::rank_sort;
+  rank_sort.elements_per_thread = 16;  // 1,024 keys
+  std::vector<std::optional<Params>> variants{std::nullopt, bitmask,      onesweep,
+                                              fused,        single_group, rank_sort};
   Params warp = onesweep;
   warp.ranking = Ranking::warp_match;
   Params fused_warp = fused;
@@ -59,10 +64,10 @@ Sorter make_sorter(const std::optional<Params>& p) {
   return p ? Sorter(test_queue(), *p) : Sorter(test_queue());
 }
 
-// The sizes worth running a variant at: single_group's up to its capacity (larger sorts run the
-// defaults, which their own variant covers).
+// The sizes worth running a variant at: single_group's and rank_sort's up to their capacity
+// (larger sorts run the defaults, which their own variant covers).
 std::size_t largest_size(const std::optional<Params>& p) {
-  return p && p->algorithm == Algorithm::single_group ? single_group_capacity(*p) : SIZE_MAX;
+  return p && has_key_capacity(p->algorithm) ? single_group_capacity(*p) : SIZE_MAX;
 }
 
 template <class K>

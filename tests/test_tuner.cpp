@@ -264,6 +264,32 @@ BOOST_AUTO_TEST_CASE(onesweep_twins_differing_in_scan_fields_are_measured_once) 
   for (const auto& [n, count] : twin_measurements) BOOST_TEST(count == 1, "n = " << n);
 }
 
+// A measurement takes its repeats, then more while they add up to under 2 ms, up to 100 runs.
+BOOST_AUTO_TEST_CASE(small_sorts_are_timed_more_often) {
+  BOOST_TEST(tune::wants_another_run(0, 0.0, 5));
+  BOOST_TEST(tune::wants_another_run(4, 50.0, 5));  // the repeats first, however long
+  BOOST_TEST(!tune::wants_another_run(5, 2.0, 5));  // then until 2 ms
+  BOOST_TEST(tune::wants_another_run(5, 1.99, 5));
+  BOOST_TEST(tune::wants_another_run(99, 0.5, 5));
+  BOOST_TEST(!tune::wants_another_run(100, 0.5, 5));   // never past 100
+  BOOST_TEST(tune::wants_another_run(14, 100.0, 15));  // --repeats above the floor still holds
+}
+
+// rank_sort has no digits: sets that differ only in radix bits or ranking are one candidate.
+BOOST_AUTO_TEST_CASE(rank_sort_sets_differing_only_in_digit_fields_are_one_candidate) {
+  const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(R"({
+    "radix_bits": [4, 8], "work_group_size": [32, 64], "elements_per_thread": [4],
+    "ranking": ["serial", "bitmask"], "algorithm": ["rank_sort", "single_group"],
+    "scan_work_group_size": [64], "scan_elements_per_thread": [4],
+    "prefetch_ahead": [0], "constraints": ["valid"]
+  })"));
+  int rank_sorts = 0, single_groups = 0;
+  for (const Params& p : tune::candidates(space, test_device(), 4, 0))
+    ++(p.algorithm == Algorithm::rank_sort ? rank_sorts : single_groups);
+  BOOST_TEST(rank_sorts == 2);     // one per work-group size
+  BOOST_TEST(single_groups == 8);  // their digits differ
+}
+
 // The default's one-field neighbours are screened right after it, before the rest of the space,
 // until one of them beats the default (then that one's neighbours jump the queue).
 BOOST_AUTO_TEST_CASE(the_defaults_neighbours_are_screened_first) {

@@ -120,7 +120,7 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
   const std::uint64_t largest = std::max(task.screen_n, task.confirm_n);
   all.erase(std::remove_if(all.begin(), all.end(),
                            [&](const Params& p) {
-                             return sorts_in_one_group(p.algorithm) &&
+                             return has_key_capacity(p.algorithm) &&
                                     single_group_capacity(p) < largest;
                            }),
             all.end());

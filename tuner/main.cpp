@@ -345,7 +345,9 @@ int main(int argc, char** argv) {
       ->needs(into);
   app.add_option("--results", o.results,
                  "Results file to resume from (default: OUTPUT.results.jsonl)");
-  app.add_option("--repeats", o.repeats, "Timed runs per measurement, median taken (at least 5)");
+  app.add_option("--repeats", o.repeats,
+                 "Timed runs per measurement, median taken (at least 5; more while they add up to "
+                 "under 2 ms, up to 100)");
   app.add_option("--min-gain", o.min_gain_percent,
                  "Percent by which a set must beat the default (and a more different set the "
                  "best) in paired runs to be kept (default 3; lower on a device whose runs "

@@ -129,6 +129,12 @@ void Bench::prime(Sorter& sorter, const cl::Buffer& keys, const cl::Buffer& valu
   queue_.finish();
 }
 
+bool wants_another_run(int timed_runs, double timed_ms, int repeats) {
+  constexpr double enough_ms = 2;
+  constexpr int most_runs = 100;
+  return timed_runs < repeats || (timed_ms < enough_ms && timed_runs < most_runs);
+}
+
 Measurement Bench::measure(const Params& params, const Problem& problem, int repeats, int warmup,
                            double give_up_ms) {
   const Input& input = input_for(problem);
@@ -156,7 +162,10 @@ Measurement Bench::measure(const Params& params, const Problem& problem, int rep
     // event timing leaves partly out.
     bench::Timer timer(queue_, /*wall_clock=*/true);
     std::vector<double> times;
-    for (int run = 0; run < warmup + repeats; ++run) {
+    double timed_ms = 0;
+    for (int run = 0;
+         run < warmup || wants_another_run(static_cast<int>(times.size()), timed_ms, repeats);
+         ++run) {
       queue_.enqueueCopyBuffer(pristine_keys, keys, 0, 0, input.keys.size());
       if (problem.value_bytes)
         queue_.enqueueCopyBuffer(pristine_values, values, 0, 0, input.values.size());
@@ -171,7 +180,10 @@ Measurement Bench::measure(const Params& params, const Problem& problem, int rep
         result.milliseconds = ms;
         return result;
       }
-      if (run >= warmup) times.push_back(ms);
+      if (run >= warmup) {
+        times.push_back(ms);
+        timed_ms += ms;
+      }
     }
     std::vector<unsigned char> out_keys(input.keys.size()), out_values(input.values.size());
     queue_.enqueueReadBuffer(keys, CL_TRUE, 0, out_keys.size(), out_keys.data());

@@ -1,5 +1,5 @@
-// Measuring one candidate: a checked sort on the device, timed by OpenCL events (median of
-// repeats after a warm-up); failures are classified, never fatal.
+// Measuring one candidate: a checked sort on the device, timed by the host clock around the sort
+// and its wait (median of the timed runs after a warm-up); failures are classified, never fatal.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +28,17 @@ struct Measurement {
   /// further); or why the candidate is invalid: "compile", "launch", "wrong result".
   std::string status = "ok";
   std::string detail;
-  double milliseconds = 0;  ///< median over the repeats
+  double milliseconds = 0;  ///< median over the timed runs
   double gkeys_per_s() const { return milliseconds > 0 ? 1e-6 * n / milliseconds : 0; }
   std::uint64_t n = 0;
 };
+
+/// Whether a measurement takes another timed run after `timed_runs` runs that took `timed_ms` in
+/// all: until it has `repeats`, and beyond that while they add up to less than 2 ms, up to 100.
+/// A sort of a few thousand keys takes tens of microseconds and its median of 5 moves by 10-30%
+/// from one measurement to the next (on the H100, 5 repeats kept single_group for u32 keys at
+/// 1,024 where rank_sort was 1.1x faster in alternating rounds of 20); more runs cost it little.
+bool wants_another_run(int timed_runs, double timed_ms, int repeats);
 
 /// Runs candidates on one device. After a failure the context and queue are recreated, so that
 /// an error does not spoil later measurements.
@@ -39,11 +46,11 @@ class Bench {
  public:
   struct Input;  ///< random keys and values with their reference result
   explicit Bench(cl::Device device);
-  /// Sorts random input with `params` `warmup + repeats` times and returns the median time of
-  /// the repeats. The result is checked bit for bit, values included, against the stable order
-  /// computed on the host ((ordered key, index) pairs sorted on all its cores). A first warm-up
-  /// run longer than `give_up_ms` (after an untimed sort of a few keys, see prime) ends the
-  /// measurement as "slow".
+  /// Sorts random input with `params` `warmup` times, then as wants_another_run() says, and
+  /// returns the median time of the timed runs. The result is checked bit for bit, values included,
+  /// against the stable order computed on the host ((ordered key, index) pairs sorted on all its
+  /// cores). A first warm-up run longer than `give_up_ms` (after an untimed sort of a few keys, see
+  /// prime) ends the measurement as "slow".
   Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
                       double give_up_ms);
   /// Makes the random input and its reference result for `problem` now (host work, kept for

@@ -29,10 +29,11 @@ const std::map<std::string, Constraint>& named_constraints() {
            return false;
          }
        }},
-      // Work-group ranking (bitmask, warp_match) and single_group keep a block of
+      // Work-group ranking (bitmask, warp_match), single_group and rank_sort keep a block of
       // work_group_size * elements_per_thread keys in registers and local memory: a few dozen
-      // per item at most. reduce_then_scan's serial ranking walks long runs per work-item:
-      // short ones only add scan work.
+      // per item at most (rank_sort's n^2 comparisons would not pay beyond that either).
+      // reduce_then_scan's serial ranking walks long runs per work-item: short ones only add scan
+      // work.
       {"sensible_blocks",
        [](const Params& p, const cl::Device&, std::size_t, std::size_t) {
          const bool serial_blocks =
@@ -60,7 +61,8 @@ SearchSpace default_search_space() {
     "work_group_size": [1, 64, 128, 256, 512],
     "elements_per_thread": [4, 8, 12, 16, 20, 24, 28, 32, 256, 1024, 4096, 16384, 65536],
     "ranking": ["serial", "bitmask", "warp_match"],
-    "algorithm": ["reduce_then_scan", "onesweep", "single_group", "hybrid", "fused_onesweep"],
+    "algorithm": ["reduce_then_scan", "onesweep", "single_group", "hybrid", "fused_onesweep",
+                  "rank_sort"],
     "scan_work_group_size": [16, 64, 256],
     "scan_elements_per_thread": [4, 16, 256],
     "prefetch_ahead": [0, 1],
@@ -102,10 +104,15 @@ SearchSpace parse_search_space(const json& j) {
 namespace {
 
 // What a sort runs with these parameters: only reduce_then_scan has scan kernels, so the others
-// have their scan fields blanked, and two sets that differ only there are the same candidate.
+// have their scan fields blanked, and rank_sort has no digits, so its radix bits and ranking are
+// blanked too; two sets that differ only in blanked fields are the same candidate.
 Params effective(Params p) {
   if (p.algorithm != Algorithm::reduce_then_scan)
     p.scan_work_group_size = p.scan_elements_per_thread = 0;
+  if (p.algorithm == Algorithm::rank_sort) {
+    p.radix_bits = 0;
+    p.ranking = Ranking::serial;
+  }
   return p;
 }
 

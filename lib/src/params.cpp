@@ -33,13 +33,14 @@ constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
     {{Ranking::serial, "serial"},
      {Ranking::bitmask, "bitmask"},
      {Ranking::warp_match, "warp_match"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 6> algorithm_names{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 7> algorithm_names{
     {{Algorithm::reduce_then_scan, "reduce_then_scan"},
      {Algorithm::onesweep, "onesweep"},
      {Algorithm::single_group, "single_group"},
      {Algorithm::hybrid, "hybrid"},
      {Algorithm::single_group_hybrid, "single_group_hybrid"},
-     {Algorithm::fused_onesweep, "fused_onesweep"}}};
+     {Algorithm::fused_onesweep, "fused_onesweep"},
+     {Algorithm::rank_sort, "rank_sort"}}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(Enum value,
@@ -266,6 +267,13 @@ void validate(const Params& params) {
                       " keys; work_group_size * elements_per_thread = " +
                       std::to_string(single_group_capacity(params)));
   }
+  // rank_sort's work-groups split into slices of a power of two of work-items.
+  const int wg = params.work_group_size;
+  if (params.algorithm == Algorithm::rank_sort && (wg & (wg - 1)) != 0)
+    throw Error("validate parameters",
+                "algorithm = rank_sort needs work_group_size a power of "
+                "two; got " +
+                    std::to_string(wg));
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters",
                 "ranking = serial needs algorithm = reduce_then_scan, single_group or "
@@ -293,6 +301,9 @@ std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size
     case Algorithm::single_group:
     case Algorithm::single_group_hybrid:
       return single_group_local_bytes(p, key_bytes, value_bytes);
+    case Algorithm::rank_sort:
+      // Every key's compared bits and each owned key's count.
+      return single_group_capacity(p) * (key_bytes + 4) + kernel_slack;
     case Algorithm::hybrid: {
       // The segment kernel adapts to the device; one key per work-item is its least.
       return std::max(onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes,
@@ -415,25 +426,46 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes,
   return p;
 }
 
-std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes,
-                                         std::size_t value_bytes) {
+namespace {
+
+// A built-in tier of NVIDIA GPUs with warp_match that run 256-wide work-groups, for keys of at
+// least `min_key_bytes`: `algorithm` 256 x `elements_per_thread` where it fits local memory.
+std::optional<Params> warp_tier(const cl::Device& device, std::size_t key_bytes,
+                                std::size_t value_bytes, std::size_t min_key_bytes,
+                                Algorithm algorithm, int elements_per_thread) {
   const detail::DeviceLimits limits = detail::query_limits(device);
-  if (!limits.has_warp_match || limits.max_work_group_size < 256 || key_bytes < 2)
+  if (!limits.has_warp_match || limits.max_work_group_size < 256 || key_bytes < min_key_bytes)
     return std::nullopt;
   Params p;
-  p.algorithm = Algorithm::fused_onesweep;
+  p.algorithm = algorithm;
   p.ranking = Ranking::warp_match;
   p.work_group_size = 256;
-  // H100, 2^13-2^15 keys: 4 keys a work-item ahead of 8 or 12 for most types (more tiles, each
-  // pass spread over more compute units).
-  p.elements_per_thread = 4;
+  p.elements_per_thread = elements_per_thread;
   if (local_memory_bytes(p, key_bytes, value_bytes) > limits.local_memory_bytes)
     return std::nullopt;
   return p;
 }
 
+}  // namespace
+
+std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes,
+                                          std::size_t value_bytes) {
+  // 4,096 32-bit keys or 2,048 64-bit ones: 4,096 of those and their counts would fill 48 KiB.
+  return warp_tier(device, key_bytes, value_bytes, 4, Algorithm::rank_sort,
+                   key_bytes == 4 ? 16 : 8);
+}
+
+std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes,
+                                         std::size_t value_bytes) {
+  // H100, 2^13-2^15 keys: 4 keys a work-item ahead of 8 or 12 for most types (more tiles, each
+  // pass spread over more compute units).
+  return warp_tier(device, key_bytes, value_bytes, 2, Algorithm::fused_onesweep, 4);
+}
+
 Params built_in_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
                        std::uint64_t n) {
+  if (std::optional<Params> rank = default_rank_params(device, key_bytes, value_bytes))
+    if (n <= single_group_capacity(*rank)) return *rank;
   try {
     const Params small = default_small_params(device, key_bytes, value_bytes);
     if (n <= single_group_capacity(small)) return small;

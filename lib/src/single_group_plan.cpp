@@ -2,7 +2,6 @@
 #include "single_group_plan.hpp"
 
 #include "device_info.hpp"
-#include "kernel_args.hpp"
 #include "kernel_build.hpp"
 
 namespace clsort::detail {
@@ -24,7 +23,7 @@ cl::Program build_single_group(const cl::Context& context, const cl::Device& dev
 
 SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& device,
                                  const KernelConfig& config)
-    : config_(config) {
+    : WholeArrayPlan(config) {
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   const cl::Program program = build_single_group(context, device, config, /*segments=*/false);
   kernel_ = make_kernel(program, device, "single_group_sort",
@@ -33,18 +32,7 @@ SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& d
 
 void SingleGroupPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                           const SortSpec& spec) {
-  if (n > single_group_capacity(config_.params))
-    throw Error("sort", "algorithm = " + std::string(to_string(config_.params.algorithm)) +
-                            " with these parameters sorts at most " +
-                            std::to_string(single_group_capacity(config_.params)) +
-                            " keys; this sort has " + std::to_string(n));
-  KernelArgs args(kernel_, false);
-  args.buffer(data.keys);
-  if (config_.value_bytes > 0) args.buffer(data.values);
-  args.u32(static_cast<std::uint32_t>(n))
-      .u32(spec.begin_bit)
-      .u32(spec.end_bit)
-      .u32(spec.descending)
+  leading_args(data, n, spec)
       .u32(single_group_rank_from_bit(config_.params, n, spec.begin_bit, spec.end_bit));
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
   chain.launch(kernel_, wg, wg, /*with_event=*/true);

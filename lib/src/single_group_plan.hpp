@@ -1,7 +1,7 @@
 // The single-work-group plan: one launch sorts a small array in local memory, every pass.
 #pragma once
 
-#include "sort_plan.hpp"
+#include "whole_array_plan.hpp"
 
 namespace clsort::detail {
 
@@ -10,19 +10,13 @@ namespace clsort::detail {
 cl::Program build_single_group(const cl::Context& context, const cl::Device& device,
                                const KernelConfig& config, bool segments);
 
-class SingleGroupPlan : public SortPlan {
+class SingleGroupPlan : public WholeArrayPlan {
  public:
   SingleGroupPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
 
-  /// Enqueues the one kernel; throws clsort::Error if n exceeds capacity(config.params).
+  /// Enqueues the one kernel; throws clsort::Error if n exceeds single_group_capacity().
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
-  /// Needs no scratch: the keys never leave local memory between passes.
-  void reserve(std::uint64_t) override {}
-
- private:
-  KernelConfig config_;
-  cl::Kernel kernel_;
 };
 
 }  // namespace clsort::detail

@@ -6,6 +6,7 @@
 #include "fused_onesweep_plan.hpp"
 #include "hybrid_plan.hpp"
 #include "onesweep_plan.hpp"
+#include "rank_sort_plan.hpp"
 #include "reduce_then_scan_plan.hpp"
 #include "single_group_plan.hpp"
 
@@ -28,6 +29,8 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
     return std::make_unique<FusedOnesweepPlan>(context, device, config);
   if (config.params.algorithm == Algorithm::hybrid)
     return std::make_unique<HybridPlan>(context, device, config);
+  if (config.params.algorithm == Algorithm::rank_sort)
+    return std::make_unique<RankSortPlan>(context, device, config);
   if (sorts_in_one_group(config.params.algorithm))
     return std::make_unique<SingleGroupPlan>(context, device, config);
   return std::make_unique<ReduceThenScanPlan>(context, device, config);

@@ -35,11 +35,12 @@ struct Sorter::Impl {
   std::string profile_path;
   std::map<std::pair<KeyType, std::size_t>, Params> overrides;  // set_params()
   // The built-in defaults of a class (built_in_params' tiers, kept here so that they can shrink
-  // to a kernel's limit): `small` (where the device can run one) for sorts within its capacity,
-  // `mid` (where the device has one) up to mid_default_max_keys, `large` for the others.
+  // to a kernel's limit): `rank`, else `small` (where the device has them) for sorts within
+  // their capacity, `mid` (where the device has one) up to mid_default_max_keys, `large` for the
+  // others.
   struct BuiltInDefaults {
     Params large;
-    std::optional<Params> small, mid;
+    std::optional<Params> rank, small, mid;
   };
   std::map<std::pair<KeyType, std::size_t>, BuiltInDefaults> defaults_by_class;
   std::vector<PlanEntry> plans;
@@ -54,8 +55,8 @@ struct Sorter::Impl {
 
   // The parameters a sort of this class uses: set_params(), else the fixed set, else the
   // profile's class, else the default for its widths; onesweep (hybrid, fused_onesweep) beyond its
-  // key limit runs reduce_then_scan with the same radix bits, single_group (and
-  // single_group_hybrid) beyond its capacity the default.
+  // key limit runs reduce_then_scan with the same radix bits, single_group (single_group_hybrid,
+  // rank_sort) beyond its capacity the default.
   Params params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     Params p;
     std::optional<Params> tuned;
@@ -69,7 +70,7 @@ struct Sorter::Impl {
     } else {
       p = built_in_default(type, value_bytes, n);
     }
-    if (sorts_in_one_group(p.algorithm) && n > single_group_capacity(p))
+    if (has_key_capacity(p.algorithm) && n > single_group_capacity(p))
       p = built_in_default(type, value_bytes, n);
     if (runs_onesweep_passes(p.algorithm) && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
@@ -82,6 +83,7 @@ struct Sorter::Impl {
     auto [it, added] = defaults_by_class.try_emplace({type, value_bytes});
     if (added) {
       it->second.large = default_params(device, key_size(type), value_bytes);
+      it->second.rank = default_rank_params(device, key_size(type), value_bytes);
       it->second.mid = default_mid_params(device, key_size(type), value_bytes);
       try {
         it->second.small = default_small_params(device, key_size(type), value_bytes);
@@ -94,6 +96,7 @@ struct Sorter::Impl {
 
   Params& built_in_default(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     BuiltInDefaults& defaults = built_in_defaults(type, value_bytes);
+    if (defaults.rank && n <= single_group_capacity(*defaults.rank)) return *defaults.rank;
     if (defaults.small && n <= single_group_capacity(*defaults.small)) return *defaults.small;
     if (defaults.mid && n <= mid_default_max_keys) return *defaults.mid;
     return defaults.large;

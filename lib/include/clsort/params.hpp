@@ -59,6 +59,16 @@ enum class Algorithm {
   /// another's reads (OpenCL's mem_fence, with PTX's membar.gl on NVIDIA GPUs). Constant passes
   /// run like any other pass: the ConstantPassCheck is ignored. Same key limit as onesweep.
   fused_onesweep,
+  /// No radix passes: each key's place is the count of keys that sort before it (smaller keys,
+  /// and equal keys earlier in the array), found by comparing it with every other key, and each
+  /// key and value is written straight there, in one launch. Holds
+  /// single_group_capacity() keys, whose compared bits fill local memory beside a 32-bit
+  /// count per key. n^2 comparisons, for the smallest sorts: on NVIDIA GPUs the work-groups of
+  /// one launch share the counting, up to one per compute unit, and wait in the device for one
+  /// another before writing (NVIDIA runs them all at once); elsewhere one work-group does it
+  /// all. radix_bits, ranking and the scan fields are unused; work_group_size is a power of
+  /// two.
+  rank_sort,
 };
 
 /// Whether the algorithm runs onesweep's ticketed look-back passes (onesweep, hybrid,
@@ -78,6 +88,12 @@ constexpr bool prefetches_tiles(Algorithm algorithm) {
 /// single_group_hybrid): it holds at most single_group_capacity() keys.
 constexpr bool sorts_in_one_group(Algorithm algorithm) {
   return algorithm == Algorithm::single_group || algorithm == Algorithm::single_group_hybrid;
+}
+
+/// Whether the algorithm holds the whole array in local memory (single_group,
+/// single_group_hybrid, rank_sort): it sorts at most single_group_capacity() keys.
+constexpr bool has_key_capacity(Algorithm algorithm) {
+  return sorts_in_one_group(algorithm) || algorithm == Algorithm::rank_sort;
 }
 
 /// How a block of keys is ranked stably before the scatter.
@@ -134,7 +150,7 @@ inline bool Params::operator==(const Params& other) const {
   return fields() == other.fields();
 }
 
-/// Keys a single_group or single_group_hybrid sort with these parameters holds:
+/// Keys a single_group, single_group_hybrid or rank_sort sort with these parameters holds:
 /// work_group_size * elements_per_thread.
 std::uint64_t single_group_capacity(const Params& params);
 
@@ -168,6 +184,16 @@ Params default_params(const cl::Device& device, std::size_t key_bytes = 4,
 Params default_small_params(const cl::Device& device, std::size_t key_bytes = 4,
                             std::size_t value_bytes = 0);
 
+/// The built-in default for the smallest sorts, where the device has one: on NVIDIA GPUs with
+/// warp_match, rank_sort 256 wide for 4- and 8-byte keys, holding 4,096 32-bit keys or 2,048
+/// 64-bit ones (H100, host clock around sort and finish, two alternating rounds: u32 keys at 1,024
+/// 0.0199 -> 0.0170-0.0180 ms and at 4,096 0.0258 -> 0.0205-0.0208 against the profile's
+/// single_group, u64 keys at 1,024 0.0250 -> 0.0173). std::nullopt elsewhere and for narrower
+/// keys, whose one or two passes single_group runs faster: those sorts run
+/// default_small_params.
+std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes = 4,
+                                          std::size_t value_bytes = 0);
+
 /// The largest sort default_mid_params serves.
 inline constexpr std::uint64_t mid_default_max_keys = 32768;
 
@@ -180,8 +206,9 @@ inline constexpr std::uint64_t mid_default_max_keys = 32768;
 std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes = 4,
                                          std::size_t value_bytes = 0);
 
-/// What a sort of n keys runs without a profile or parameters set: default_small_params where
-/// n fits its capacity, default_mid_params up to mid_default_max_keys, else default_params.
+/// What a sort of n keys runs without a profile or parameters set: default_rank_params, else
+/// default_small_params, where n fits its capacity; default_mid_params up to
+/// mid_default_max_keys; else default_params.
 Params built_in_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
                        std::uint64_t n);
 
