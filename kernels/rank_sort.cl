@@ -60,8 +60,10 @@ void rank_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) atomic_inc(&sync[0]);
 
+  /* 32-bit products, so that no 64-bit integers are needed: validation keeps WG * TILE below
+     2^32. */
   const uint slices = WG / lanes, slice = lid / lanes;
-  const uint from = (uint)((ulong)slice * n / slices), to = (uint)((ulong)(slice + 1) * n / slices);
+  const uint from = slice * n / slices, to = (slice + 1) * n / slices;
   for (uint i = block_begin + lid % lanes; i < block_end; i += lanes) {
     const uint before = keys_before(bits, from, to, bits[i], i, block_begin, block_end);
     atomic_add(&ranks[i - block_begin], before);

@@ -76,12 +76,17 @@ BOOST_AUTO_TEST_CASE(work_groups_share_the_keys_up_to_one_per_compute_unit) {
   BOOST_TEST(shape.block_keys == 1024u);
 }
 
-BOOST_AUTO_TEST_CASE(work_group_sizes_must_be_powers_of_two) {
+BOOST_AUTO_TEST_CASE(work_group_sizes_must_be_powers_of_two_and_bounds_32_bit) {
   BOOST_CHECK_EXCEPTION(validate(rank_sort_params(96, 4)), Error, [](const Error& e) {
     return std::string(e.what()).find("rank_sort needs work_group_size a power of two; got 96") !=
            std::string::npos;
   });
   validate(rank_sort_params(128, 4));
+  BOOST_CHECK_EXCEPTION(validate(rank_sort_params(4096, 256)), Error, [](const Error& e) {
+    return std::string(e.what()).find("work_group_size^2 * elements_per_thread below 2^32") !=
+           std::string::npos;
+  });
+  validate(rank_sort_params(4096, 255));
 }
 
 // Up to the capacity and one past it (which runs the built-in default); on NVIDIA GPUs sizes

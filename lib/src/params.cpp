@@ -270,10 +270,16 @@ void validate(const Params& params) {
   // rank_sort's work-groups split into slices of a power of two of work-items.
   const int wg = params.work_group_size;
   if (params.algorithm == Algorithm::rank_sort && (wg & (wg - 1)) != 0)
+    throw Error(
+        "validate parameters",
+        "algorithm = rank_sort needs work_group_size a power of two; got " + std::to_string(wg));
+  // Its slices' bounds are 32-bit products of a slice number and n.
+  const std::uint64_t slice_bound = static_cast<std::uint64_t>(wg) * single_group_capacity(params);
+  if (params.algorithm == Algorithm::rank_sort && slice_bound > UINT32_MAX)
     throw Error("validate parameters",
-                "algorithm = rank_sort needs work_group_size a power of "
-                "two; got " +
-                    std::to_string(wg));
+                "algorithm = rank_sort needs work_group_size^2 * elements_per_thread below 2^32; "
+                "got " +
+                    std::to_string(slice_bound));
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters",
                 "ranking = serial needs algorithm = reduce_then_scan, single_group or "
