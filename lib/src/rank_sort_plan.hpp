@@ -32,6 +32,8 @@ class RankSortPlan : public WholeArrayPlan {
   /// holds one at once; one elsewhere, where nothing promises that work-groups which wait
   /// for each other run at the same time (PoCL runs some one after another on a thread).
   std::uint64_t max_groups_ = 1;
+  /// The fewest work-items of a slice: on NVIDIA GPUs a warp (32 wide wherever warp_match is
+  /// available), so that all of a warp's items read the same key at once.
   std::uint64_t min_lanes_ = 1;
   /// The work-groups' two counters, zero between sorts.
   cl::Buffer sync_;

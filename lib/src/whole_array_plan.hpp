@@ -1,5 +1,4 @@
-// Plans that hold the whole array in local memory (single_group, rank_sort): one kernel, no
-// scratch.
+// Plans holding the whole array in local memory (single_group, rank_sort): one kernel each.
 #pragma once
 
 #include "kernel_args.hpp"
