@@ -267,19 +267,22 @@ void validate(const Params& params) {
                       " keys; work_group_size * elements_per_thread = " +
                       std::to_string(single_group_capacity(params)));
   }
-  // rank_sort's work-groups split into slices of a power of two of work-items.
-  const int wg = params.work_group_size;
-  if (params.algorithm == Algorithm::rank_sort && (wg & (wg - 1)) != 0)
-    throw Error(
-        "validate parameters",
-        "algorithm = rank_sort needs work_group_size a power of two; got " + std::to_string(wg));
-  // Its slices' bounds are 32-bit products of a slice number and n.
-  const std::uint64_t slice_bound = static_cast<std::uint64_t>(wg) * single_group_capacity(params);
-  if (params.algorithm == Algorithm::rank_sort && slice_bound > UINT32_MAX)
-    throw Error("validate parameters",
-                "algorithm = rank_sort needs work_group_size^2 * elements_per_thread below 2^32; "
-                "got " +
-                    std::to_string(slice_bound));
+  if (params.algorithm == Algorithm::rank_sort) {
+    // Its work-groups split into slices of a power of two of work-items, whose bounds are
+    // 32-bit products of a slice number and n.
+    const int wg = params.work_group_size;
+    if ((wg & (wg - 1)) != 0)
+      throw Error(
+          "validate parameters",
+          "algorithm = rank_sort needs work_group_size a power of two; got " + std::to_string(wg));
+    const std::uint64_t slice_bound =
+        static_cast<std::uint64_t>(wg) * single_group_capacity(params);
+    if (slice_bound > UINT32_MAX)
+      throw Error("validate parameters",
+                  "algorithm = rank_sort needs work_group_size^2 * elements_per_thread below "
+                  "2^32; got " +
+                      std::to_string(slice_bound));
+  }
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters",
                 "ranking = serial needs algorithm = reduce_then_scan, single_group or "

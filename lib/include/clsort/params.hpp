@@ -188,9 +188,9 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes = 4,
 /// warp_match, rank_sort 256 wide for 4- and 8-byte keys, holding 4,096 32-bit keys or 2,048
 /// 64-bit ones (H100, host clock around sort and finish, two alternating rounds each: u32 keys at
 /// 1,024 0.0170-0.0180 ms against single_group's 0.0199-0.0205, u64 keys at 1,024 0.0169-0.0188
-/// (single_group: 0.0249-0.0259 in another call); at 4,096 u32 keys 0.0219-0.0224 against the tuned rank_sort 512 x 8's
-/// 0.0206-0.0220). std::nullopt elsewhere and for narrower keys, whose one or two passes
-/// single_group runs as fast: those sorts run default_small_params.
+/// (single_group: 0.0249-0.0259 in another call); at 4,096 u32 keys 0.0219-0.0224 against the tuned
+/// rank_sort 512 x 8's 0.0206-0.0220). std::nullopt elsewhere and for narrower keys, whose one or
+/// two passes single_group runs as fast: those sorts run default_small_params.
 std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes = 4,
                                           std::size_t value_bytes = 0);
 
