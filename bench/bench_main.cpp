@@ -33,7 +33,8 @@ struct Options {
   std::string params_json;          // fixed parameters for clsort instead of the device's defaults
   std::optional<unsigned> end_bit;  // sort only the low bits (separates per-pass cost)
   ConstantPassCheck pass_check = ConstantPassCheck::after_first_pass;
-  bool wall_clock = false;  // host clock around enqueue + finish instead of events
+  bool wall_clock = false;   // host clock around enqueue + finish instead of events
+  bool return_event = true;  // SortOptions::return_event
 };
 
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
@@ -42,6 +43,7 @@ std::string clsort_name(const Options& o) {
   if (o.end_bit) name += "/" + std::to_string(*o.end_bit) + "b";
   if (o.pass_check == ConstantPassCheck::before_first_pass) name += "/check-first";
   if (o.pass_check == ConstantPassCheck::never) name += "/no-check";
+  if (!o.return_event) name += "/no-event";
   if (!o.params_json.empty()) name += "*";
   return name;
 }
@@ -146,6 +148,7 @@ int run(const Options& o) {
           SortOptions options;
           options.end_bit = o.end_bit;
           options.constant_pass_check = o.pass_check;
+          options.return_event = o.return_event;
           row.median_ms = time_device(timer, o, input, [&] {
             value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
                         : sorter.sort(input.keys, n, type, options);
@@ -197,6 +200,8 @@ int main(int argc, char** argv) {
   app.add_option("--params", o.params_json, "clsort parameters as JSON (default: the device's)");
   app.add_flag("--wall-clock", o.wall_clock,
                "Time with the host clock around the sort call and finish() (launches included)");
+  app.add_flag("!--no-event", o.return_event,
+               "clsort's sorts return no event (SortOptions::return_event = false)");
   app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
   const std::map<std::string, ConstantPassCheck> pass_checks{
       {"after-first", ConstantPassCheck::after_first_pass},

@@ -1,6 +1,8 @@
 // Tests of the asynchronous device-buffer API: events, chaining, scratch reuse, size checks.
 #include <boost/test/unit_test.hpp>
 
+#include <optional>
+
 #include "support/opencl_fixture.hpp"
 #include "support/sort_checks.hpp"
 
@@ -84,6 +86,68 @@ BOOST_AUTO_TEST_CASE(empty_and_single_sorts_return_completed_events) {
   cl::Buffer one(test_context(), CL_MEM_READ_WRITE, 8);
   BOOST_TEST(sorter.sort(one, 0, KeyType::f64).wait() == CL_SUCCESS);
   BOOST_TEST(sorter.sort(one, 1, KeyType::f64).wait() == CL_SUCCESS);
+}
+
+// Each algorithm's plan ends its sort differently (a launch, a copy back from scratch, a
+// marker): every one must leave its end to the queue's order when no event is asked for.
+std::vector<std::optional<Params>> one_set_per_algorithm() {
+  std::vector<std::optional<Params>> sets{std::nullopt};  // the device's defaults
+  for (Algorithm algorithm :
+       {Algorithm::rank_sort, Algorithm::single_group, Algorithm::onesweep,
+        Algorithm::fused_onesweep, Algorithm::hybrid, Algorithm::reduce_then_scan}) {
+    Params p;
+    p.algorithm = algorithm;
+    p.work_group_size = 64;
+    p.elements_per_thread = algorithm == Algorithm::rank_sort ? 16 : 4;
+    sets.push_back(p);
+  }
+  return sets;
+}
+
+BOOST_AUTO_TEST_CASE(sorts_without_events_run_in_queue_order) {
+  SortOptions no_event;
+  no_event.return_event = false;
+  SortOptions low_byte_no_event = no_event;
+  low_byte_no_event.end_bit = 8;
+  for (const std::optional<Params>& params : one_set_per_algorithm()) {
+    Sorter sorter = params ? Sorter(test_queue(), *params) : Sorter(test_queue());
+    const std::size_t n = params && params->algorithm == Algorithm::rank_sort ? 1021 : 30011;
+    BOOST_TEST_CONTEXT((params ? to_string(params->algorithm) : "default") << ", n = " << n) {
+      const auto keys = make_keys<std::uint32_t>(Distribution::uniform, n, 21);
+      const auto values = position_values<std::uint32_t>(n);
+      const cl::Buffer key_buffer = device_copy(keys);
+      const cl::Buffer value_buffer = device_copy(values);
+      // The second sort, stable on the low byte only, keeps the first one's order among keys of
+      // equal low bytes: run out of order, it would leave them in input order.
+      BOOST_TEST(!sorter.sort_pairs(key_buffer, value_buffer, n, KeyType::u32, 4, no_event)());
+      BOOST_TEST(
+          !sorter.sort_pairs(key_buffer, value_buffer, n, KeyType::u32, 4, low_byte_no_event)());
+      const auto first = reference_permutation(keys, {});
+      const auto sorted_keys = permuted(keys, first);
+      const auto second = reference_permutation(sorted_keys, low_byte_no_event);
+      std::vector<std::uint32_t> got(n);
+      test_queue().enqueueReadBuffer(value_buffer, CL_TRUE, 0, n * 4, got.data());
+      BOOST_TEST(first_difference(got, permuted(permuted(values, first), second)) == n);
+      // The synchronous host-data sort after them still waits for its own end.
+      auto host_keys = keys;
+      sorter.sort(host_keys);
+      BOOST_TEST(first_difference(host_keys, sorted_keys) == n);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sorts_on_an_out_of_order_queue_return_events_even_when_asked_not_to) {
+  const cl::CommandQueue queue(test_context(), test_device(),
+                               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  Sorter sorter(queue);
+  const auto keys = make_keys<float>(Distribution::uniform, 4099, 5);
+  const cl::Buffer buffer = device_copy(keys);
+  SortOptions no_event;
+  no_event.return_event = false;
+  const cl::Event sorted = sorter.sort(buffer, keys.size(), KeyType::f32, no_event);
+  BOOST_REQUIRE(sorted());
+  BOOST_TEST(first_difference(read_back<float>(buffer, keys.size(), sorted),
+                              permuted(keys, reference_permutation(keys, {}))) == keys.size());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,28 +10,36 @@
 
 namespace clsort::detail {
 
+/// Why a command makes an event: none needed, the host reads back what it wrote, or it may be
+/// the sort's last command (whose event the caller gets, where the caller wants one).
+enum class EventFor { nothing, read_back, sort_end };
+
 /// Chains the commands of one sort on its queue, each after the previous one. On an in-order
 /// queue the queue does that by itself, so only the first command waits for the caller's
-/// events and a command makes an event only where one is asked for: NVIDIA's driver takes about
+/// events and a command makes an event only where one is needed: NVIDIA's driver takes about
 /// 2 us longer per launch that returns an event, which is most of a small sort's pass. On an
 /// out-of-order queue every command waits for the previous one's event.
 class CommandChain {
  public:
-  CommandChain(cl::CommandQueue queue, std::vector<cl::Event> waits)
+  /// `end_event`: whether the caller wants an event marking the sort's end (an out-of-order
+  /// queue always makes one, since nothing else orders what follows).
+  CommandChain(cl::CommandQueue queue, std::vector<cl::Event> waits, bool end_event = true)
       : queue_(std::move(queue)),
         in_order_(
             (queue_.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0),
+        end_event_(end_event || !in_order_),
         waits_(std::move(waits)) {}
 
   const cl::CommandQueue& queue() const { return queue_; }
 
   /// Enqueues a command through `enqueue(waits, event)` (an OpenCL enqueue call taking a wait
   /// list and an event pointer, either possibly null) after the previous one. Returns its event
-  /// where `with_event` or the queue needs one, else a null event.
+  /// where `use` or the queue needs one, else a null event.
   template <class Enqueue>
-  cl::Event add(Enqueue&& enqueue, bool with_event = false) {
+  cl::Event add(Enqueue&& enqueue, EventFor use = EventFor::nothing) {
     cl::Event event;
-    const bool keep = with_event || !in_order_;
+    const bool keep =
+        use == EventFor::read_back || (use == EventFor::sort_end && end_event_) || !in_order_;
     enqueue(waits_.empty() ? nullptr : &waits_, keep ? &event : nullptr);
     waits_.clear();
     if (!in_order_) waits_.push_back(event);
@@ -41,7 +49,7 @@ class CommandChain {
 
   /// Enqueues a 1-D launch of `kernel` over `global` work-items in groups of `local`.
   cl::Event launch(const cl::Kernel& kernel, std::uint64_t global, std::size_t local,
-                   bool with_event = false) {
+                   EventFor use = EventFor::nothing) {
     return add(
         [&](const std::vector<cl::Event>* waits, cl::Event* event) {
           const cl_int status = queue_.enqueueNDRangeKernel(
@@ -49,23 +57,26 @@ class CommandChain {
           if (status != CL_SUCCESS)
             check(status, "enqueue kernel", kernel.getInfo<CL_KERNEL_FUNCTION_NAME>());
         },
-        with_event);
+        use);
   }
 
   /// An event that completes with every command so far: the last one's, or a marker's where
-  /// the last made none (a marker on an in-order queue waits for all before it).
+  /// the last made none (a marker on an in-order queue waits for all before it). A null event
+  /// where the caller wants none.
   cl::Event done() {
+    if (!end_event_) return {};
     if (last_()) return last_;
     return add(
         [&](const std::vector<cl::Event>* waits, cl::Event* event) {
           check(queue_.enqueueMarkerWithWaitList(waits, event), "enqueue marker");
         },
-        true);
+        EventFor::sort_end);
   }
 
  private:
   cl::CommandQueue queue_;
   bool in_order_;
+  bool end_event_;
   std::vector<cl::Event> waits_;  // what the next command must wait for
   cl::Event last_;                // the last command's event, if it made one
 };

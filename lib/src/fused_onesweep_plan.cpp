@@ -30,7 +30,7 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
                             std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  count_digits(chain, scratch, data.keys, n, spec, passes, fill_counters, /*with_event=*/false);
+  count_digits(chain, scratch, data.keys, n, spec, passes, fill_counters, EventFor::nothing);
   KernelArgs args(kernel_, false);
   args.buffer(data.keys).buffer(scratch.data.keys);
   if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);
@@ -46,7 +46,8 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
       .buffer(scratch.counters.finished);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   const bool ends_in_scratch = passes % 2 == 1;
-  chain.launch(kernel_, tiles * passes * wg, wg, /*with_event=*/!ends_in_scratch);
+  chain.launch(kernel_, tiles * passes * wg, wg,
+               ends_in_scratch ? EventFor::nothing : EventFor::sort_end);
   if (ends_in_scratch)
     copy_pass_data(chain, scratch.data, data, n, key_size(config_.key_type), config_.value_bytes);
   end_sort();

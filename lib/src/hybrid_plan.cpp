@@ -70,8 +70,8 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, true);
+  const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
+                                         fill_counters, EventFor::read_back);
   const std::vector<cl_uint> digits_counted =
       read_counts(chain.queue(), scratch, digits.size(), counted);
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
@@ -89,7 +89,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const PassData* to = &scratch.data;
   for (std::size_t run = 0; run < top; ++run) {
     enqueue_pass(chain, scratch, *from, *to, n, spec, bucket_digits[run], run,
-                 digits[bucket_digits[run]], false);
+                 digits[bucket_digits[run]], EventFor::nothing);
     std::swap(from, to);
   }
   // An overflowing segment leaves `from` holding every key in bucket order, each equal key
@@ -119,7 +119,7 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
       .buffer(counts)
       .buffer(ranges);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  const cl::Event ranked = chain.launch(rank_kernel_, groups * wg, wg, true);
+  const cl::Event ranked = chain.launch(rank_kernel_, groups * wg, wg, EventFor::read_back);
   const std::vector<cl_uint> listed_and_overflowed =
       read_back(chain.queue(), counts, 2, ranked, "segment counts");
   if (listed_and_overflowed[1] != 0) return true;
@@ -128,7 +128,7 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
   sort.buffer(from.keys).buffer(data.keys);
   if (config_.value_bytes > 0) sort.buffer(from.values).buffer(data.values);
   sort.u32(spec.begin_bit).u32(spec.end_bit).u32(spec.descending).buffer(ranges);
-  chain.launch(segment_kernel_, listed_and_overflowed[0] * wg, wg, false);
+  chain.launch(segment_kernel_, listed_and_overflowed[0] * wg, wg, EventFor::sort_end);
   return false;
 }
 

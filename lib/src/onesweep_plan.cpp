@@ -123,7 +123,7 @@ void OnesweepPlan::reserve(std::uint64_t n) {
 
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
                                      const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                                     std::size_t passes, bool fill_counters, bool with_event) {
+                                     std::size_t passes, bool fill_counters, EventFor use) {
   if (fill_counters)
     chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
       check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
@@ -153,7 +153,7 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
       .buffer(scratch.counters.next_histogram())
       .buffer(scratch.counters.status)
       .offset(tile_count(n) * radix_);
-  return chain.launch(histogram_kernel_, groups * wg, wg, with_event);
+  return chain.launch(histogram_kernel_, groups * wg, wg, use);
 }
 
 std::vector<cl_uint> OnesweepPlan::read_back(const cl::CommandQueue& queue,
@@ -205,7 +205,7 @@ void OnesweepPlan::end_sort() {
 void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
                                 const PassData& to, std::uint64_t n, const SortSpec& spec,
                                 std::size_t pass, std::size_t run, const PassDigit& digit,
-                                bool with_event) {
+                                EventFor use) {
   const std::uint64_t tiles = tile_count(n);
   KernelArgs args(pass_kernel_, false);
   args.buffer(from.keys).buffer(to.keys);
@@ -221,7 +221,7 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
       .buffer(scratch.counters.status)
       .buffer(scratch.counters.ticket);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  chain.launch(pass_kernel_, tiles * wg, wg, with_event);
+  chain.launch(pass_kernel_, tiles * wg, wg, use);
 }
 
 void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
@@ -236,7 +236,8 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
                             (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
                              n >= min_keys_to_read_counts);
   const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters, reads_counts);
+      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters,
+                   reads_counts ? EventFor::read_back : EventFor::nothing);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
@@ -265,7 +266,8 @@ void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, c
     const bool list_final = run > 0 || !read_after_first_pass;
     // The caller needs an event of the last command only: the last pass's where no copy follows.
     const bool last = list_final && run + 1 == passes.size() && to == &data;
-    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, first_run + run, digits[pass], last);
+    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, first_run + run, digits[pass],
+                 last ? EventFor::sort_end : EventFor::nothing);
     std::swap(from, to);
     // The counts are read while the first pass runs; the passes after it that they show to be
     // constant are dropped.

@@ -63,10 +63,10 @@ class OnesweepPlan : public SortPlan {
   const Counters& counters_for(std::uint64_t n);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
   /// counts every pass's digits, zeroes the next sort's histogram and clears the first run's
-  /// look-back status; returns its event if `with_event`.
+  /// look-back status; returns its event where `use` asks for one.
   cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const cl::Buffer& keys,
                          std::uint64_t n, const SortSpec& spec, std::size_t passes,
-                         bool fill_counters, bool with_event);
+                         bool fill_counters, EventFor use);
   /// Reads `words` words of `buffer` once `after` completes, through the plan's own queue so
   /// that the read does not wait for what `queue` runs after it.
   std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,
@@ -96,10 +96,10 @@ class OnesweepPlan : public SortPlan {
                       bool read_after_first_pass, const PassData* source = nullptr,
                       std::size_t first_run = 0);
   /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
-  /// skipped) from `from` to `to`, with an event if `with_event`.
+  /// skipped) from `from` to `to`, with an event where `use` asks for one.
   void enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
                     const PassData& to, std::uint64_t n, const SortSpec& spec, std::size_t pass,
-                    std::size_t run, const PassDigit& digit, bool with_event);
+                    std::size_t run, const PassDigit& digit, EventFor use);
 
   cl::Context context_;
   KernelConfig config_;

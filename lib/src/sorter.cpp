@@ -182,7 +182,7 @@ struct Sorter::Impl {
 
     std::vector<cl::Event> waits = wait_events ? *wait_events : std::vector<cl::Event>{};
     if (last_sort()) waits.push_back(last_sort);
-    detail::CommandChain chain(queue, std::move(waits));
+    detail::CommandChain chain(queue, std::move(waits), options.return_event);
     try {
       if (n > 1 && options.begin_bit < end_bit) {
         const detail::SortSpec spec{options.begin_bit, end_bit, options.descending,
@@ -282,7 +282,9 @@ void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* valu
           s.queue.enqueueWriteBuffer(data.values, CL_TRUE, 0, value_total, values, &previous),
           "write buffer", "values to the device");
   }
-  cl::Event sorted = s.enqueue_sort(data, n, type, value_bytes, options, nullptr);
+  SortOptions with_event = options;
+  with_event.return_event = true;  // waited for below
+  cl::Event sorted = s.enqueue_sort(data, n, type, value_bytes, with_event, nullptr);
   // Wait first: the host data is only overwritten once the sort is known to have succeeded.
   detail::check(sorted.wait(), "sort", "waiting for the sort to finish");
   if (n == 0) return;
