@@ -13,6 +13,7 @@
 
 #include "bench_inputs.hpp"
 #include "boost_compute_sort.hpp"
+#include "median.hpp"
 #include "opencl_timing.hpp"
 
 using namespace clsort;
@@ -46,11 +47,6 @@ std::string clsort_name(const Options& o) {
   if (!o.return_event) name += "/no-event";
   if (!o.params_json.empty()) name += "*";
   return name;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // Median milliseconds of `sort` over the repeats after warm-ups; each run starts from the

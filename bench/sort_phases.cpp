@@ -1,6 +1,5 @@
 // clsort-bench-phases: where a one-launch sort's time goes, by the driver's timestamps of its
 // event.
-#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -10,16 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "clsort/clsort.hpp"
+#include "median.hpp"
 
 namespace {
 
 constexpr int warmups = 10;
 constexpr int repeats = 50;
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
+using clsort::bench::median;
 
 // Microseconds between two of the event's profiling timestamps.
 double between(const cl::Event& event, cl_profiling_info from, cl_profiling_info to) {
@@ -61,7 +58,8 @@ Phases measure(clsort::Sorter& sorter, const cl::CommandQueue& queue, std::uint3
 }  // namespace
 
 // Usage: clsort-bench-phases [DEVICE [PARAMS_JSON]] (the device's profile or defaults without
-// parameters; they must pick a one-launch algorithm, rank_sort or single_group, for these sizes).
+// parameters). A size whose parameters take more than one command (not rank_sort, single_group or
+// single_group_hybrid) is refused by name.
 int main(int argc, char** argv) try {
   const clsort::DeviceEntry entry = clsort::find_device(argc > 1 ? argv[1] : "");
   const cl::CommandQueue queue = clsort::make_queue(entry.device, CL_QUEUE_PROFILING_ENABLE);
@@ -73,9 +71,13 @@ int main(int argc, char** argv) try {
   std::printf("%8s %-14s %18s %18s %10s\n", "n", "algorithm", "queued->submitted",
               "submitted->started", "running");
   for (std::uint32_t n : {256u, 1024u, 2048u, 4096u}) {
+    const clsort::Algorithm chosen = sorter.params_for(clsort::KeyType::u32, 0, n).algorithm;
+    const std::string algorithm(clsort::to_string(chosen));
+    // The event's timestamps cover the whole sort only where the sort is that one launch.
+    if (!clsort::has_key_capacity(chosen))
+      throw std::runtime_error(algorithm + " sorts " + std::to_string(n) +
+                               " keys in several commands; pass one-launch parameters");
     const Phases p = measure(sorter, queue, n);
-    const std::string algorithm(
-        clsort::to_string(sorter.params_for(clsort::KeyType::u32, 0, n).algorithm));
     std::printf("%8u %-14s %18.1f %18.1f %10.1f\n", n, algorithm.c_str(),
                 median(p.queued_to_submitted), median(p.submitted_to_started), median(p.running));
   }
