@@ -26,9 +26,31 @@ std::string unique_source(const std::string& tag) {
 
 std::size_t binaries_in(const fs::path& folder) {
   std::size_t count = 0;
+  if (!fs::exists(folder)) return 0;
   for (const auto& entry : fs::directory_iterator(folder))
     count += entry.path().extension() == ".bin";
   return count;
+}
+
+fs::path fresh_cache_folder(const std::string& tag) {
+  const fs::path folder =
+      fs::temp_directory_path() / ("clsort-cache-test-" + tag + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  return folder;
+}
+
+// Builds `source` in two new contexts (nothing in memory for either) and returns how many of the
+// builds compiled.
+std::uint64_t compiles_of_two_fresh_builds(const std::string& source) {
+  const auto before = build_statistics();
+  for (int i = 0; i < 2; ++i)
+    detail::build_program(cl::Context(test_device()), test_device(), source, "", "probe");
+  return build_statistics().compiled - before.compiled;
+}
+
+bool is_pocl() {
+  const cl::Platform platform(test_device().getInfo<CL_DEVICE_PLATFORM>());
+  return platform.getInfo<CL_PLATFORM_NAME>().find("Portable Computing Language") == 0;
 }
 
 }  // namespace
@@ -60,11 +82,10 @@ BOOST_AUTO_TEST_CASE(programs_of_old_contexts_are_released) {
 }
 
 BOOST_AUTO_TEST_CASE(programs_are_reused_then_loaded_from_disk) {
-  const fs::path folder =
-      fs::temp_directory_path() / ("clsort-cache-test-" + std::to_string(::getpid()));
-  fs::remove_all(folder);
-  clsort::test::Environment environment;  // restores XDG_CACHE_HOME at the end
+  const fs::path folder = fresh_cache_folder("disk");
+  clsort::test::Environment environment;  // restores both at the end
   environment.set("XDG_CACHE_HOME", folder.string());
+  environment.set("CLSORT_PROGRAM_CACHE", "disk");
   BOOST_TEST(detail::disk_cache_folder() == (folder / "clsort").string());
   const std::string source = unique_source("a");
   const auto before = build_statistics();
@@ -92,6 +113,36 @@ BOOST_AUTO_TEST_CASE(programs_are_reused_then_loaded_from_disk) {
   BOOST_TEST(cl::Kernel(rebuilt, "probe_a")() != nullptr);
   BOOST_TEST(fs::file_size(fs::directory_iterator(folder / "clsort")->path()) > 20u);
   fs::remove_all(folder);
+}
+
+// `memory` keeps nothing on disk; `auto` keeps binaries except on PoCL, which caches its builds
+// itself and would compile every kernel again to hand one out.
+BOOST_AUTO_TEST_CASE(memory_and_auto_modes_write_binaries_as_documented) {
+  const fs::path folder = fresh_cache_folder("modes");
+  clsort::test::Environment environment;
+  environment.set("XDG_CACHE_HOME", folder.string());
+  environment.set("CLSORT_PROGRAM_CACHE", "memory");
+  BOOST_TEST(compiles_of_two_fresh_builds(unique_source("memory")) == 2u);
+  BOOST_TEST(binaries_in(folder / "clsort") == 0u);
+
+  environment.unset("CLSORT_PROGRAM_CACHE");
+  const bool kept_on_disk = !is_pocl();
+  BOOST_TEST(detail::uses_disk_cache(test_device()) == kept_on_disk);
+  BOOST_TEST(compiles_of_two_fresh_builds(unique_source("auto")) == (kept_on_disk ? 1u : 2u));
+  BOOST_TEST(binaries_in(folder / "clsort") == (kept_on_disk ? 1u : 0u));
+  fs::remove_all(folder);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_cache_mode_is_an_error_naming_the_variable) {
+  clsort::test::Environment environment;
+  environment.set("CLSORT_PROGRAM_CACHE", "sometimes");
+  BOOST_CHECK_EXCEPTION(
+      detail::build_program(test_context(), test_device(), unique_source("bad_mode"), "", "probe"),
+      Error, [](const Error& e) {
+        const std::string what = e.what();
+        return what.find("CLSORT_PROGRAM_CACHE") != std::string::npos &&
+               what.find("sometimes") != std::string::npos;
+      });
 }
 
 BOOST_AUTO_TEST_CASE(build_errors_carry_the_log) {
