@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_named_and_leave_no_output) {
 BOOST_AUTO_TEST_CASE(a_second_run_does_not_recompile) {
   const auto keys = make_keys<std::int16_t>(Distribution::uniform, 3000, 8);
   write_raw("k.i16", keys);
-  // clsort's own disk cache, which PoCL's default leaves to PoCL's.
+  // The default disk cache (the suites run with CLSORT_PROGRAM_CACHE=memory).
   const std::string cache = "CLSORT_PROGRAM_CACHE=disk XDG_CACHE_HOME=" + path("cache");
   const std::string arguments = "sort -v " + path("k.i16") + " --type i16 -o " + path("o.i16");
   const Result first = run(arguments, cache);

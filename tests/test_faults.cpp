@@ -117,8 +117,8 @@ void report(const std::string& what, const Tally& tally) {
   BOOST_TEST_MESSAGE(line + ")");
 }
 
-// The suite fails the disk cache's binary builds too, so it keeps binaries on every driver (PoCL's
-// default leaves them to PoCL's own cache).
+// The suite fails the disk cache's binary builds too, so it keeps binaries on disk (the other
+// suites build in memory: see CLSORT_TEST_ENVIRONMENT).
 struct KernelsCachedOnDisk {
   KernelsCachedOnDisk() { environment.set("CLSORT_PROGRAM_CACHE", "disk"); }
   clsort::test::Environment environment;

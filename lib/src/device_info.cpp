@@ -54,13 +54,6 @@ DeviceLimits query_limits(const cl::Device& device) {
   return limits;
 }
 
-std::string platform_name(const cl::Device& device) {
-  const cl::Platform platform(device_info<CL_DEVICE_PLATFORM>(device));
-  std::string name;
-  check(platform.getInfo(CL_PLATFORM_NAME, &name), "query platform");
-  return trimmed(name);
-}
-
 std::string device_fingerprint(const cl::Device& device) {
   const cl::Platform platform(device_info<CL_DEVICE_PLATFORM>(device));
   std::string platform_version;

@@ -24,9 +24,6 @@ struct DeviceLimits {
 
 DeviceLimits query_limits(const cl::Device& device);
 
-/// The name of the device's platform (its driver: "Portable Computing Language" for PoCL).
-std::string platform_name(const cl::Device& device);
-
 /// Identifies a device and its driver for the on-disk program cache.
 std::string device_fingerprint(const cl::Device& device);
 

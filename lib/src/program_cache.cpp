@@ -99,16 +99,6 @@ cl::Program build_from_source(const cl::Context& context, const cl::Device& devi
   return program;
 }
 
-// Asked for a program's binary, PoCL compiles every kernel once more for work-groups of any size,
-// which triples a build (hybrid_sorts from nothing on 2 cores: 70 s against 22 s), while its own
-// kernel cache already keeps builds by source and options. So on PoCL, unless its cache is off,
-// the disk cache is left to it.
-bool driver_caches_builds(const cl::Device& device) {
-  const char* pocl_cache = std::getenv("POCL_KERNEL_CACHE");
-  return platform_name(device) == "Portable Computing Language" &&
-         !(pocl_cache && std::string_view(pocl_cache) == "0");
-}
-
 std::optional<Binary> program_binary(const cl::Program& program) {
   std::vector<Binary> binaries;
   if (program.getInfo(CL_PROGRAM_BINARIES, &binaries) != CL_SUCCESS || binaries.size() != 1 ||
@@ -144,7 +134,7 @@ class ProgramCache {
   cl::Program load_or_build(const cl::Context& context, const cl::Device& device,
                             const std::string& source, const std::string& options,
                             const std::string& label, const std::string& key) {
-    const std::string folder = uses_disk_cache(device) ? disk_cache_folder() : std::string();
+    const std::string folder = uses_disk_cache() ? disk_cache_folder() : std::string();
     const fs::path path = folder.empty() ? fs::path() : fs::path(folder) / (key + ".bin");
     if (!folder.empty()) {
       if (const auto binary = read_binary(path)) {
@@ -201,25 +191,11 @@ std::string disk_cache_folder() {
   return {};
 }
 
-ProgramCacheMode program_cache_mode() {
+bool uses_disk_cache() {
   const char* value = std::getenv("CLSORT_PROGRAM_CACHE");
-  if (!value || !*value || std::string_view(value) == "auto") return ProgramCacheMode::automatic;
-  if (std::string_view(value) == "disk") return ProgramCacheMode::disk;
-  if (std::string_view(value) == "memory") return ProgramCacheMode::memory;
-  throw Error("read CLSORT_PROGRAM_CACHE",
-              "'" + std::string(value) + "' is not one of auto, disk, memory");
-}
-
-bool uses_disk_cache(const cl::Device& device) {
-  switch (program_cache_mode()) {
-    case ProgramCacheMode::disk:
-      return true;
-    case ProgramCacheMode::memory:
-      return false;
-    case ProgramCacheMode::automatic:
-      break;
-  }
-  return !driver_caches_builds(device);
+  if (!value || !*value || std::string_view(value) == "disk") return true;
+  if (std::string_view(value) == "memory") return false;
+  throw Error("read CLSORT_PROGRAM_CACHE", "'" + std::string(value) + "' is not disk or memory");
 }
 
 cl::Program build_program(const cl::Context& context, const cl::Device& device,
