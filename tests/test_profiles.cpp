@@ -1,5 +1,6 @@
 // Tests of tuning profiles: the JSON form, every way a profile can be unusable, the lookup
-// order, and the Sorter using (and overriding) what a profile says.
+// order, the Sorter using (and overriding) what a profile says, and the profiles shipped in
+// configs/.
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -215,6 +216,23 @@ BOOST_AUTO_TEST_CASE(sorter_uses_the_profile_and_overrides) {
   Params impossible = override;
   impossible.work_group_size = 1 << 20;
   BOOST_CHECK_THROW(sorter.set_params(KeyType::u32, 0, impossible), Error);
+}
+
+BOOST_AUTO_TEST_CASE(every_shipped_profile_loads_with_these_kernels) {
+  // A profile tuned for other kernels or written in another schema would be skipped without a
+  // word on its device, which then runs the built-in defaults.
+  int profiles = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CLSORT_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".json") continue;
+    BOOST_TEST_CONTEXT(entry.path().filename().string()) {
+      Profile profile;
+      BOOST_REQUIRE_NO_THROW(profile = load_profile(entry.path().string()));
+      BOOST_TEST(!profile.classes.empty());
+      for (const TunedClass& c : profile.classes) BOOST_CHECK_NO_THROW(validate(c.params));
+    }
+    ++profiles;
+  }
+  BOOST_TEST(profiles >= 4);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,8 @@
 // profile over a range of key counts; bad spaces are named.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -443,6 +445,27 @@ BOOST_AUTO_TEST_CASE(bad_settings_are_named) {
   BOOST_TEST(has(r, "--min-gain"));
   r = tune("--classes 24:0");
   BOOST_TEST(has(r, "key width 24 is not 8, 16, 32 or 64"));
+}
+
+// The spaces shipped in tuner/spaces (for `--space`) parse and hold sets that go together; their
+// device constraint is left out, since they name NVIDIA-only ranking that the test device may
+// not have.
+BOOST_AUTO_TEST_CASE(every_shipped_space_parses_and_holds_valid_sets) {
+  int spaces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(CLSORT_SOURCE_DIR) / "tuner" / "spaces")) {
+    BOOST_TEST_CONTEXT(entry.path().filename().string()) {
+      tune::SearchSpace space;
+      BOOST_REQUIRE_NO_THROW(
+          space = tune::parse_search_space(nlohmann::json::parse(std::ifstream(entry.path()))));
+      std::vector<std::string>& constraints = space.constraints;
+      constraints.erase(std::remove(constraints.begin(), constraints.end(), "fits_device"),
+                        constraints.end());
+      BOOST_TEST(!tune::candidates(space, test_device(), 4, 0).empty());
+    }
+    ++spaces;
+  }
+  BOOST_TEST(spaces >= 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
