@@ -1,7 +1,7 @@
 // End-to-end test of clsort-tune with a tiny search space and budget: it writes a valid profile
 // that the library and the CLI then find and use; it resumes; winners are rematched against the
 // default; a resumed class replays what its results file knows; a run merges into an existing
-// profile over a range of key counts; bad spaces are named.
+// profile over a range of key counts; bad spaces are named, and the shipped ones parse.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
