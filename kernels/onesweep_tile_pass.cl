@@ -12,9 +12,16 @@
   volatile __global uint* status = both_status + (offset_t)(run & 1) * tiles * RADIX;
   volatile __global uint* next_status = both_status + (offset_t)(~run & 1) * tiles * RADIX;
   __local uint tile_id;
+{% if compact_digit_tables %}
+  /* Work-item lid owns digit lid (RADIX == WG): its tile count and first slot stay in its
+     registers, and the digits' scan by shuffles needs two words per warp. The host chooses this
+     where the 2 KiB it saves let a tile scatter its keys while ranking. */
+  __local uint partial[2 * WARPS];
+{% else %}
   __local uint tile_counts[RADIX];      /* keys of each digit in this tile */
   __local uint tile_starts[RADIX];      /* the tile's first slot of each digit */
   __local uint partial[WG];
+{% endif %}
   /* The pass's first slot of each digit (its exclusive scan of digit_counts), then that minus
      the tile's first slot: where the tile's slot i of the digit goes in keys_out. */
   __local int global_minus_local[RADIX];
@@ -133,13 +140,23 @@
   for (uint j = 0; j < EPT; ++j)
     if (HAS_KEY(j)) atomic_inc(&my_slots[DIGIT(j)]);
   barrier(CLK_LOCAL_MEM_FENCE);
+{% if compact_digit_tables %}
+  const uint tile_count = warp_counts_to_offsets(warp_slots, lid);
+{% else %}
   for (uint d = lid; d < RADIX; d += WG) tile_counts[d] = warp_counts_to_offsets(warp_slots, d);
+{% endif %}
 {% else %}
   #pragma unroll
   for (uint j = 0; j < EPT; ++j)
     if (HAS_KEY(j)) atomic_inc(&tile_counts[DIGIT(j)]);
   barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}
+{% if compact_digit_tables %}
+  status[(offset_t)tile * RADIX + lid] =
+      (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_count;
+  const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_count, pass_count), partial);
+  global_minus_local[lid] = (int)starts.y - (int)starts.x;
+{% else %}
   for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as above: no barrier */
     tile_starts[d] = tile_counts[d];
     status[(offset_t)tile * RADIX + d] =
@@ -155,10 +172,16 @@
   scan_digits(tile_starts, partial);
   scan_digits((__local uint*)global_minus_local, partial);
 #endif
+{% endif %}
 
   /* 3. Rank each key among the tile's keys of its digit, stably, giving its slot in the tile. */
 {% if ranking == "warp_match" %}
+{% if compact_digit_tables %}
+  /* Row i % RADIX of warp_slots is lid's digit, whose counts this work-item turned into offsets. */
+  for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] += starts.x;
+{% else %}
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] += tile_starts[i % RADIX];
+{% endif %}
   barrier(CLK_LOCAL_MEM_FENCE);
   /* Per round, the lanes holding digit d each set their bit in the warp's mask of d; the
      highest of them (the leader) claims their slots with one local atomic, shares the first
@@ -221,6 +244,13 @@
 {% endif %}
 
   /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
+{% if compact_digit_tables %}
+  if (tile > 0) {
+    const uint prefix = exclusive_prefix(status, tile, lid);
+    status[(offset_t)tile * RADIX + lid] = STATUS_PREFIX | (prefix + tile_count);
+    global_minus_local[lid] += (int)prefix;
+  }
+{% else %}
   for (uint d = lid; d < RADIX; d += WG) {
     uint prefix = 0;
     if (tile > 0) {
@@ -229,6 +259,7 @@
     }
     global_minus_local[d] += (int)prefix - (int)tile_starts[d];
   }
+{% endif %}
 
   /* 5. Reorder the tile in local memory, then write it out in slot order: neighbouring
      work-items write neighbouring addresses within each digit's run. */

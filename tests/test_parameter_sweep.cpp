@@ -184,6 +184,38 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
     for (const Params& p : sets) sort_with(p);
 }
 
+// 256 items, 8-bit digits and 28-30 keys an item: tiles of keys that scatter while ranking only
+// with compact digit tables (pairs of the same shape keep the full tables). Every distribution
+// of u32 and f32 keys and of u32 pairs, across sizes of one partial tile, whole tiles and many
+// tiles (with the prefetch).
+BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
+  std::vector<Params> sets;
+  for (int ept : {28, 29, 30}) {
+    Params p;
+    p.algorithm = ept == 29 ? Algorithm::fused_onesweep : Algorithm::onesweep;
+    p.ranking = Ranking::warp_match;
+    p.work_group_size = 256;
+    p.elements_per_thread = ept;
+    p.prefetch_ahead = ept == 30 ? 1 : 0;
+    sets.push_back(p);
+  }
+  if (!runs_warp_match(sets)) return;
+  for (const Params& p : sets) {
+    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      Sorter sorter(test_queue(), p);
+      const std::size_t tile = 256 * static_cast<std::size_t>(p.elements_per_thread);
+      for (std::size_t n : {std::size_t{1}, tile - 1, tile, 3 * tile + 1, std::size_t{1000003}})
+        for (Distribution d : all_distributions()) {
+          const std::string name = to_string(d);
+          expect_sorted_keys(sorter, make_keys<std::uint32_t>(d, n, n), {}, name);
+          expect_sorted_keys(sorter, make_keys<float>(d, n, n + 1), {true}, name);
+          expect_sorted_pairs<std::uint32_t, std::uint32_t>(
+              sorter, make_keys<std::uint32_t>(d, n, n + 2), {}, name);
+        }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(hybrid_warp_match_ranking) {
   const auto sets = sweep(Algorithm::hybrid, Ranking::warp_match);
   if (runs_warp_match(sets))

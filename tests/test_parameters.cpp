@@ -274,6 +274,35 @@ BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
   BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
 }
 
+// Compact digit tables (each work-item's digit state in registers) only where they, and not the
+// full tables, let a tile of keys scatter while ranking: 256 x 28-30 u32 keys in 48 KiB. Pairs
+// keep the full tables.
+BOOST_AUTO_TEST_CASE(compact_digit_tables_only_where_they_let_tiles_scatter_while_ranking) {
+  using clsort::detail::onesweep_layout;
+  Params p = warp_match_256_wide(Algorithm::onesweep, 27);
+  BOOST_TEST(onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
+  BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).compact_digit_tables);
+  for (int ept : {28, 30}) {
+    p.elements_per_thread = ept;
+    const auto keys = onesweep_layout(p, 4, 0, kib48);
+    BOOST_TEST(keys.scatter_while_ranking, "256 x " << ept);
+    BOOST_TEST(keys.compact_digit_tables, "256 x " << ept);
+    BOOST_TEST(keys.local_bytes <= kib48);
+    const auto pairs = onesweep_layout(p, 4, 4, kib48);
+    BOOST_TEST(!pairs.scatter_while_ranking, "pairs, 256 x " << ept);
+    BOOST_TEST(!pairs.compact_digit_tables, "pairs, 256 x " << ept);
+  }
+  p.elements_per_thread = 31;
+  BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
+  BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).compact_digit_tables);
+  // Only with one digit per work-item: 128 items of 73 keys would scatter with compact tables
+  // (45.5 KiB) and do not with full ones (48.02 KiB), but 8-bit digits are two per item.
+  p.work_group_size = 128;
+  p.elements_per_thread = 73;
+  BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
+  BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).compact_digit_tables);
+}
+
 // single_group's warp_match ranking takes 32-bit slot counters where they fit beside the keys
 // and 16-bit ones (validation's minimum) where only those do; the other rankings keep theirs.
 BOOST_AUTO_TEST_CASE(single_group_slot_counters_are_wide_where_they_fit) {

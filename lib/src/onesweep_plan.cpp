@@ -36,6 +36,7 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   const OnesweepLayout layout =
       onesweep_layout(config.params, key_bytes, config.value_bytes, limits.local_memory_bytes);
   variables["scatter_while_ranking"] = layout.scatter_while_ranking;
+  variables["compact_digit_tables"] = layout.compact_digit_tables;
   const bool fused = config.params.algorithm == Algorithm::fused_onesweep;
   variables["fused"] = fused;
   // fused_onesweep's work-groups must all reach the end of the kernel, past the copy's return.

@@ -46,6 +46,10 @@ struct OnesweepLayout {
   /// digit masks in a table of their own; otherwise the masks fill the tile buffer until
   /// ranking ends and keys wait in registers.
   bool scatter_while_ranking = false;
+  /// warp_match with one digit per work-item keeps each digit's tile count and first slot in
+  /// its work-item's registers instead of local tables (chosen only where that lets the tile
+  /// scatter while ranking).
+  bool compact_digit_tables = false;
   /// The tile's keys, then its values, or the digit masks first.
   std::size_t tile_buffer_bytes = 0;
   /// Ranking's tables, then for pairs each slot's digit.
