@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "radix_kernels.hpp"
 #include "support/opencl_fixture.hpp"
 #include "support/sort_checks.hpp"
 
@@ -200,8 +201,10 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
     sets.push_back(p);
   }
   if (!runs_warp_match(sets)) return;
+  const std::uint64_t local = test_device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   for (const Params& p : sets) {
     BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      BOOST_TEST(clsort::detail::onesweep_layout(p, 4, 0, local).compact_digit_tables);
       Sorter sorter(test_queue(), p);
       const std::size_t tile = 256 * static_cast<std::size_t>(p.elements_per_thread);
       for (std::size_t n : {std::size_t{1}, tile - 1, tile, 3 * tile + 1, std::size_t{1000003}})
