@@ -1,4 +1,6 @@
 // The distributed sort: local sort, exact splitters, all-to-all exchange, stable merge sort.
+#include <algorithm>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -78,18 +80,28 @@ Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n
 
 namespace {
 
-std::vector<char> read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                              std::uint64_t bytes) {
-  std::vector<char> host(bytes);
-  if (bytes) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.data());
+// Host bytes left uninitialised until written: zero-filling them first would add a pass over
+// their memory to the phase that allocates them.
+struct HostBytes {
+  std::unique_ptr<char[]> data;
+  std::uint64_t size = 0;
+
+  explicit HostBytes(std::uint64_t bytes = 0)
+      : data(new char[std::max<std::uint64_t>(bytes, 1)]), size(bytes) {}
+};
+
+HostBytes read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                      std::uint64_t bytes) {
+  HostBytes host(bytes);
+  if (bytes) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.data.get());
   return host;
 }
 
 // A buffer holding `host` (one byte at least: OpenCL has no empty buffers).
-cl::Buffer upload(const cl::CommandQueue& queue, const std::vector<char>& host) {
+cl::Buffer upload(const cl::CommandQueue& queue, const HostBytes& host) {
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  cl::Buffer buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(host.size(), 1));
-  if (!host.empty()) queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size(), host.data());
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(host.size, 1));
+  if (host.size) queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size, host.data.get());
   return buffer;
 }
 
@@ -101,7 +113,7 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
   const cl::CommandQueue& queue = sorter.queue();
   if (!values) value_bytes = 0;
   Slice where;
-  std::vector<char> host_keys, host_values;
+  HostBytes host_keys, host_values;
   const auto start = Clock::now();
   on_every_rank(comm, "local sort", [&] {
     if (n) {
@@ -115,11 +127,11 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
   });
   where.times.local_sort = seconds_since(start);
 
-  std::vector<char> slice_keys, slice_values;
+  HostBytes slice_keys, slice_values;
   const SliceStorage storage = [&](std::uint64_t count) {
-    slice_keys.resize(count * key_size(type));
-    slice_values.resize(count * value_bytes);
-    return std::pair<void*, void*>(slice_keys.data(), slice_values.data());
+    slice_keys = HostBytes(count * key_size(type));
+    slice_values = HostBytes(count * value_bytes);
+    return std::pair<void*, void*>(slice_keys.data.get(), slice_values.data.get());
   };
   DeviceSlice result;
   // Uploaded and sorted on the device; the host copies are only the exchange's.
@@ -131,8 +143,8 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
                                  : sorter.sort(result.keys, count, type, options.sort);
     done.wait();
   };
-  result.slice = distribute_sorted(comm, host_keys.data(), n, type, host_values.data(), value_bytes,
-                                   storage, options, merge, where);
+  result.slice = distribute_sorted(comm, host_keys.data.get(), n, type, host_values.data.get(),
+                                   value_bytes, storage, options, merge, where);
   on_every_rank(comm, "upload the slice", [&] {
     if (result.keys()) return;  // merged on the device already
     result.keys = upload(queue, slice_keys);

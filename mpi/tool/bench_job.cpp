@@ -3,8 +3,12 @@
 #include "bench_job.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
+#include <memory>
+#include <numeric>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -15,8 +19,10 @@
 #include "../src/exchange.hpp"
 #include "../src/selection.hpp"
 #include "../src/stopwatch.hpp"
+#include "parallel_chunks.hpp"
 #include "phase_report.hpp"
 #include "rank_device.hpp"
+#include "slice_check.hpp"
 
 namespace clsort::mpi {
 
@@ -32,51 +38,151 @@ double slowest_rank(MPI_Comm comm, double seconds) {
   return seconds;
 }
 
-std::vector<char> random_bytes(std::uint64_t bytes, std::uint64_t seed) {
+// Random bytes, generated in chunks of 8 MiB with seeds of their own on `threads` threads.
+std::vector<char> random_bytes(std::uint64_t bytes, std::uint64_t seed, unsigned threads) {
+  constexpr std::uint64_t chunk_bytes = std::uint64_t{1} << 23;
   std::vector<char> data(bytes);
-  std::mt19937_64 generator(seed);
-  for (std::uint64_t at = 0; at < bytes; at += 8) {
-    const std::uint64_t word = generator();
-    std::copy_n(reinterpret_cast<const char*>(&word), std::min<std::uint64_t>(8, bytes - at),
-                data.begin() + at);
-  }
+  const std::uint64_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
+  parallel_chunks(chunks, threads, [&](unsigned, std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t chunk = first; chunk < last; ++chunk) {
+      std::mt19937_64 generator(seed * chunks + chunk);
+      const std::uint64_t end = std::min(bytes, (chunk + 1) * chunk_bytes);
+      for (std::uint64_t at = chunk * chunk_bytes; at < end; at += 8) {
+        const std::uint64_t word = generator();
+        std::memcpy(data.data() + at, &word, std::min<std::uint64_t>(8, end - at));
+      }
+    }
+  });
   return data;
 }
 
-// One timed distributed sort of fresh random data: (wall seconds, phases), slowest rank's.
-std::pair<double, PhaseTimes> one_sort(MPI_Comm comm, Sorter& sorter, KeyType type, std::uint64_t n,
-                                       std::size_t value_bytes, int seed) {
-  std::vector<char> keys = random_bytes(n * key_size(type), seed);
-  std::vector<char> values = random_bytes(n * value_bytes, seed + 1);
-  std::vector<char> slice_keys, slice_values;
-  MPI_Barrier(comm);
-  const auto start = Clock::now();
-  const Slice where = sort_host_bytes(
-      comm, sorter, keys.data(), n, type, values.data(), value_bytes,
-      [&](std::uint64_t count) {
-        slice_keys.resize(count * key_size(type));
-        slice_values.resize(count * value_bytes);
-        return std::pair<void*, void*>(slice_keys.data(), slice_values.data());
-      },
-      Options{});
-  const double wall = seconds_since(start);
-  const PhaseSeconds slow = slowest(comm, phase_seconds(0, where.times, 0));
-  return {slowest_rank(comm, wall), PhaseTimes{slow[1], slow[2], slow[3], slow[4]}};
+// A rank's input: random keys with their global positions as values (so that the check sees
+// stability), and the records' digest.
+struct RankInput {
+  std::vector<char> keys, values;
+  std::uint64_t digest = 0;
+};
+
+RankInput make_input(MPI_Comm comm, KeyType type, std::uint64_t n, std::size_t value_bytes,
+                     std::uint64_t seed) {
+  const unsigned threads = threads_per_rank(comm);
+  RankInput input{random_bytes(n * key_size(type), seed, threads),
+                  std::vector<char>(n * value_bytes), 0};
+  std::uint64_t first = 0;
+  MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (rank_of(comm) == 0) first = 0;  // MPI leaves rank 0's result undefined
+  write_positions(input.values.data(), n, value_bytes, first, threads);
+  input.digest =
+      records_digest(input.keys.data(), input.values.data(), n, type, value_bytes, threads);
+  return input;
 }
 
-// The model's exchange: every rank sends an equal share of its `bytes` to every rank.
-double uniform_all_to_all(MPI_Comm comm, std::uint64_t items, std::size_t item_bytes) {
+// A rank's sorted slice on the host. Left uninitialised until the exchange fills it, as a
+// program would: zero-filling it first would add a pass over its memory to the exchange.
+struct HostSlice {
+  std::unique_ptr<char[]> keys, values;
+  std::uint64_t count = 0;
+};
+
+Slice sort_on_host(MPI_Comm comm, Sorter& sorter, KeyType type, std::uint64_t n,
+                   std::size_t value_bytes, RankInput& input, HostSlice& output) {
+  return sort_host_bytes(
+      comm, sorter, input.keys.data(), n, type, input.values.data(), value_bytes,
+      [&](std::uint64_t count) {
+        output.count = count;
+        output.keys.reset(new char[std::max<std::uint64_t>(count * key_size(type), 1)]);
+        output.values.reset(new char[std::max<std::uint64_t>(count * value_bytes, 1)]);
+        return std::pair<void*, void*>(output.keys.get(), output.values.get());
+      },
+      Options{});
+}
+
+cl::Buffer device_copy(Sorter& sorter, const std::vector<char>& host) {
+  cl::Buffer buffer(sorter.queue().getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                    std::max<std::size_t>(host.size(), 1));
+  if (!host.empty())
+    sorter.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size(), host.data());
+  return buffer;
+}
+
+std::unique_ptr<char[]> host_copy(Sorter& sorter, const cl::Buffer& buffer, std::uint64_t bytes) {
+  std::unique_ptr<char[]> host(new char[std::max<std::uint64_t>(bytes, 1)]);
+  if (bytes) sorter.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.get());
+  return host;
+}
+
+// The input in device buffers, for mpi::sort_device.
+struct ResidentInput {
+  cl::Buffer keys, values;
+};
+
+// The sorted slice read back from the device, for the check.
+HostSlice read_back(Sorter& sorter, const DeviceSlice& sorted, KeyType type,
+                    std::size_t value_bytes) {
+  HostSlice output;
+  output.count = sorted.slice.count;
+  output.keys = host_copy(sorter, sorted.keys, output.count * key_size(type));
+  if (value_bytes) output.values = host_copy(sorter, sorted.values, output.count * value_bytes);
+  return output;
+}
+
+// The model's exchange: every rank sends an equal share of its keys (and values) to every rank,
+// from its input into buffers touched beforehand (as preallocated buffers would be). Seconds,
+// the slowest rank's.
+double uniform_all_to_all(MPI_Comm comm, const RankInput& input, std::uint64_t n, KeyType type,
+                          std::size_t value_bytes) {
   const int ranks = size_of(comm);
   std::vector<std::uint64_t> cuts(ranks + 1);
-  for (int j = 0; j <= ranks; ++j) cuts[j] = slice_start(items, ranks, j);
+  for (int j = 0; j <= ranks; ++j) cuts[j] = slice_start(n, ranks, j);
   const std::vector<std::uint64_t> counts = exchange_counts(comm, cuts);
-  std::uint64_t receiving = 0;
-  for (std::uint64_t count : counts) receiving += count;
-  std::vector<char> sending(items * item_bytes), received(receiving * item_bytes);
+  const std::uint64_t receiving = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  std::vector<char> keys(receiving * key_size(type)), values(receiving * value_bytes);
   MPI_Barrier(comm);
   const auto start = Clock::now();
-  exchange(comm, sending.data(), cuts, counts, item_bytes, received.data(), std::size_t{1} << 30);
+  const std::size_t message = std::size_t{1} << 30;
+  exchange(comm, input.keys.data(), cuts, counts, key_size(type), keys.data(), message);
+  if (value_bytes)
+    exchange(comm, input.values.data(), cuts, counts, value_bytes, values.data(), message);
   return slowest_rank(comm, seconds_since(start));
+}
+
+// What one sort measured, each the slowest rank's: the whole sort, its phases, and the model's
+// all-to-all of the same bytes.
+struct Measurement {
+  double wall = 0;
+  PhaseTimes phases;
+  double all_to_all = 0;
+};
+
+// One timed distributed sort of fresh random data (host data, or device buffers with
+// `resident`), its output checked, then the model's all-to-all.
+Measurement one_sort(MPI_Comm comm, Sorter& sorter, const BenchArguments& args, KeyType type,
+                     std::uint64_t n, std::uint64_t seed) {
+  const std::size_t value_bytes = args.value_bytes;
+  RankInput input = make_input(comm, type, n, value_bytes, seed);
+  std::optional<ResidentInput> resident;
+  if (args.resident)
+    resident = ResidentInput{device_copy(sorter, input.keys), device_copy(sorter, input.values)};
+  HostSlice output;
+  DeviceSlice sorted;
+  MPI_Barrier(comm);
+  const auto start = Clock::now();
+  if (resident)
+    sorted = sort_device(comm, sorter, resident->keys, n, type,
+                         value_bytes ? &resident->values : nullptr, value_bytes);
+  else
+    sorted.slice = sort_on_host(comm, sorter, type, n, value_bytes, input, output);
+  Measurement measured;
+  measured.wall = slowest_rank(comm, seconds_since(start));
+  if (resident) output = read_back(sorter, sorted, type, value_bytes);
+  check_sorted_slices(comm, output.keys.get(), output.values.get(), output.count, type, value_bytes,
+                      input.digest);
+  const PhaseSeconds slow = slowest(comm, phase_seconds(0, sorted.slice.times, 0));
+  measured.phases = PhaseTimes{slow[1], slow[2], slow[3], slow[4]};
+  output = HostSlice{};  // its memory back before the model's buffers take theirs
+  sorted = DeviceSlice{};
+  measured.all_to_all = uniform_all_to_all(comm, input, n, type, value_bytes);
+  return measured;
 }
 
 }  // namespace
@@ -94,17 +200,16 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
   });
   const std::uint64_t total = args.weak ? args.count * ranks : args.count;
   const std::uint64_t n = slice_start(total, ranks, me + 1) - slice_start(total, ranks, me);
-  one_sort(comm, *sorter, *type, n, args.value_bytes, 7 + me);  // warm-up: kernels, buffers
+  one_sort(comm, *sorter, args, *type, n, 7 + me);  // warm-up: kernels, buffers
   std::vector<double> walls, local, splitters, exchanges, merges, all_to_all;
   for (int repeat = 0; repeat < args.repeats; ++repeat) {
-    const auto [wall, phases] =
-        one_sort(comm, *sorter, *type, n, args.value_bytes, 1000 * repeat + 2 * me);
-    walls.push_back(wall);
-    local.push_back(phases.local_sort);
-    splitters.push_back(phases.splitters);
-    exchanges.push_back(phases.exchange);
-    merges.push_back(phases.merge);
-    all_to_all.push_back(uniform_all_to_all(comm, n, key_size(*type) + args.value_bytes));
+    const Measurement measured = one_sort(comm, *sorter, args, *type, n, 1000 * repeat + 2 * me);
+    walls.push_back(measured.wall);
+    local.push_back(measured.phases.local_sort);
+    splitters.push_back(measured.phases.splitters);
+    exchanges.push_back(measured.phases.exchange);
+    merges.push_back(measured.phases.merge);
+    all_to_all.push_back(measured.all_to_all);
   }
   if (me != 0) return;
   const double wall = median(walls), model = median(local) + median(all_to_all);
@@ -112,7 +217,8 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
   log << std::fixed << std::setprecision(4) << "clsort-mpi bench: " << ranks << " ranks, "
       << (args.weak ? "weak" : "strong") << " scaling, " << total << " " << args.type << " keys"
       << (args.value_bytes ? " + " + std::to_string(args.value_bytes) + "-byte values" : "")
-      << " on " << device_name << " (rank 0)\n  sort " << wall << " s (" << std::setprecision(1)
+      << (args.resident ? " in device buffers" : " in host memory") << " on " << device_name
+      << " (rank 0), every output checked\n  sort " << wall << " s (" << std::setprecision(1)
       << total / wall / 1e6 << " Mkeys/s): local sort " << std::setprecision(4) << median(local)
       << ", splitters " << median(splitters) << ", exchange " << median(exchanges) << ", merge "
       << median(merges) << "\n  model " << model
@@ -124,7 +230,8 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
   csv << ranks << "," << (args.weak ? "weak" : "strong") << "," << args.type << ","
       << args.value_bytes << "," << total << "," << wall << "," << median(local) << ","
       << median(splitters) << "," << median(exchanges) << "," << median(merges) << ","
-      << median(all_to_all) << "," << model << "," << wall / model << "\n";
+      << median(all_to_all) << "," << model << "," << wall / model << ","
+      << (args.resident ? "device" : "host") << "\n";
 }
 
 }  // namespace clsort::mpi

@@ -48,6 +48,8 @@ void add_bench_command(CLI::App& app, BenchArguments& args) {
   bench->add_flag("--weak", args.weak, "Weak scaling: --count keys on every rank");
   bench->add_option("--value-bytes", args.value_bytes, "Bytes of a value per key (0: keys only)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8, 16}));
+  bench->add_flag("--resident", args.resident,
+                  "Keys start and end in device buffers (mpi::sort_device), not host memory");
   bench->add_option("--repeats", args.repeats, "Timed runs after one warm-up (median)")
       ->check(CLI::PositiveNumber);
   bench->add_option("--device", args.device, "Device, as for sort");
