@@ -8,6 +8,7 @@
 
 #include "collective.hpp"
 #include "exchange.hpp"
+#include "host_threads.hpp"
 #include "selection.hpp"
 #include "stopwatch.hpp"
 
@@ -44,9 +45,12 @@ Slice distribute_sorted(MPI_Comm comm, const void* keys, std::uint64_t n, KeyTyp
   where.count = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
   std::pair<void*, void*> slice;
   on_every_rank(comm, "allocate the slice", [&] { slice = storage(where.count); });
-  exchange(comm, keys, cuts, counts, key_size(type), slice.first, options.max_message_bytes);
+  const unsigned threads = threads_per_rank(comm);
+  exchange(comm, keys, cuts, counts, key_size(type), slice.first, options.max_message_bytes,
+           threads);
   if (value_bytes)
-    exchange(comm, values, cuts, counts, value_bytes, slice.second, options.max_message_bytes);
+    exchange(comm, values, cuts, counts, value_bytes, slice.second, options.max_message_bytes,
+             threads);
   where.times.exchange = seconds_since(start);
 
   start = Clock::now();
@@ -80,19 +84,20 @@ Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n
 
 namespace {
 
-// Host bytes left uninitialised until written: zero-filling them first would add a pass over
-// their memory to the phase that allocates them.
+// Host bytes touched on the rank's threads before anything is copied into them (a single-threaded
+// copy into fresh memory is bound by its page faults).
 struct HostBytes {
   std::unique_ptr<char[]> data;
   std::uint64_t size = 0;
 
-  explicit HostBytes(std::uint64_t bytes = 0)
-      : data(new char[std::max<std::uint64_t>(bytes, 1)]), size(bytes) {}
+  HostBytes() = default;
+  HostBytes(std::uint64_t bytes, unsigned threads)
+      : data(touched_bytes(bytes, threads)), size(bytes) {}
 };
 
-HostBytes read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                      std::uint64_t bytes) {
-  HostBytes host(bytes);
+HostBytes read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t bytes,
+                      unsigned threads) {
+  HostBytes host(bytes, threads);
   if (bytes) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.data.get());
   return host;
 }
@@ -112,6 +117,7 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
                         const Options& options) {
   const cl::CommandQueue& queue = sorter.queue();
   if (!values) value_bytes = 0;
+  const unsigned threads = threads_per_rank(comm);
   Slice where;
   HostBytes host_keys, host_values;
   const auto start = Clock::now();
@@ -122,15 +128,15 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
                            : sorter.sort(keys, n, type, options.sort);
       done.wait();
     }
-    host_keys = read_buffer(queue, keys, n * key_size(type));
-    if (value_bytes) host_values = read_buffer(queue, *values, n * value_bytes);
+    host_keys = read_buffer(queue, keys, n * key_size(type), threads);
+    if (value_bytes) host_values = read_buffer(queue, *values, n * value_bytes, threads);
   });
   where.times.local_sort = seconds_since(start);
 
   HostBytes slice_keys, slice_values;
   const SliceStorage storage = [&](std::uint64_t count) {
-    slice_keys = HostBytes(count * key_size(type));
-    slice_values = HostBytes(count * value_bytes);
+    slice_keys = HostBytes(count * key_size(type), threads);
+    slice_values = HostBytes(count * value_bytes, threads);
     return std::pair<void*, void*>(slice_keys.data.get(), slice_values.data.get());
   };
   DeviceSlice result;

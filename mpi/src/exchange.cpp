@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 
 #include "collective.hpp"
+#include "host_threads.hpp"
 
 namespace clsort::mpi {
 
@@ -32,7 +32,7 @@ void post_piece(char* data, std::uint64_t bytes, std::size_t message, Post post)
 
 void exchange(MPI_Comm comm, const void* items, const std::vector<std::uint64_t>& cuts,
               const std::vector<std::uint64_t>& receive_counts, std::size_t item_bytes,
-              void* received, std::size_t max_message_bytes) {
+              void* received, std::size_t max_message_bytes, unsigned threads) {
   const int ranks = size_of(comm), me = rank_of(comm);
   const std::size_t message = std::clamp<std::size_t>(max_message_bytes, 1, INT_MAX);
   const char* source = static_cast<const char*>(items);
@@ -55,7 +55,7 @@ void exchange(MPI_Comm comm, const void* items, const std::vector<std::uint64_t>
     if (peer == me) {
       std::uint64_t offset = 0;
       for (int earlier = 0; earlier < me; ++earlier) offset += receive_counts[earlier] * item_bytes;
-      if (bytes) std::memcpy(target + offset, from, bytes);
+      parallel_copy(target + offset, from, bytes, threads);
       continue;
     }
     post_piece(from, bytes, message, [&](char* at, int length) {

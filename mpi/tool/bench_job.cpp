@@ -17,9 +17,9 @@
 
 #include "../src/collective.hpp"
 #include "../src/exchange.hpp"
+#include "../src/host_threads.hpp"
 #include "../src/selection.hpp"
 #include "../src/stopwatch.hpp"
-#include "parallel_chunks.hpp"
 #include "phase_report.hpp"
 #include "rank_device.hpp"
 #include "slice_check.hpp"
@@ -38,10 +38,35 @@ double slowest_rank(MPI_Comm comm, double seconds) {
   return seconds;
 }
 
+// A rank's keys and values (its data's global positions, so that the check sees stability),
+// allocated and touched once for every sort of the bench, and their records' digest.
+struct RankInput {
+  std::uint64_t n = 0;
+  std::unique_ptr<char[]> keys, values;
+  std::uint64_t digest = 0;
+};
+
+// The model's buffers: what a rank receives in its all-to-all, allocated and touched once.
+struct ModelBuffers {
+  std::vector<std::uint64_t> cuts, counts;
+  std::unique_ptr<char[]> keys, values;
+};
+
+// What the sorts of a bench share: the rank's sorter, its threads, its input and the model's
+// buffers.
+struct BenchRank {
+  MPI_Comm comm;
+  Sorter& sorter;
+  const BenchArguments& args;
+  KeyType type;
+  unsigned threads;
+  RankInput input;
+  ModelBuffers model;
+};
+
 // Random bytes, generated in chunks of 8 MiB with seeds of their own on `threads` threads.
-std::vector<char> random_bytes(std::uint64_t bytes, std::uint64_t seed, unsigned threads) {
+void fill_random(char* data, std::uint64_t bytes, std::uint64_t seed, unsigned threads) {
   constexpr std::uint64_t chunk_bytes = std::uint64_t{1} << 23;
-  std::vector<char> data(bytes);
   const std::uint64_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
   parallel_chunks(chunks, threads, [&](unsigned, std::uint64_t first, std::uint64_t last) {
     for (std::uint64_t chunk = first; chunk < last; ++chunk) {
@@ -49,59 +74,79 @@ std::vector<char> random_bytes(std::uint64_t bytes, std::uint64_t seed, unsigned
       const std::uint64_t end = std::min(bytes, (chunk + 1) * chunk_bytes);
       for (std::uint64_t at = chunk * chunk_bytes; at < end; at += 8) {
         const std::uint64_t word = generator();
-        std::memcpy(data.data() + at, &word, std::min<std::uint64_t>(8, end - at));
+        std::memcpy(data + at, &word, std::min<std::uint64_t>(8, end - at));
       }
     }
   });
-  return data;
 }
 
-// A rank's input: random keys with their global positions as values (so that the check sees
-// stability), and the records' digest.
-struct RankInput {
-  std::vector<char> keys, values;
-  std::uint64_t digest = 0;
-};
-
-RankInput make_input(MPI_Comm comm, KeyType type, std::uint64_t n, std::size_t value_bytes,
-                     std::uint64_t seed) {
-  const unsigned threads = threads_per_rank(comm);
-  RankInput input{random_bytes(n * key_size(type), seed, threads),
-                  std::vector<char>(n * value_bytes), 0};
+// Fresh random keys with their positions as values, and their digest.
+void refill_input(BenchRank& rank, std::uint64_t seed) {
+  RankInput& input = rank.input;
+  const std::size_t value_bytes = rank.args.value_bytes;
+  fill_random(input.keys.get(), input.n * key_size(rank.type), seed, rank.threads);
   std::uint64_t first = 0;
-  MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm);
-  if (rank_of(comm) == 0) first = 0;  // MPI leaves rank 0's result undefined
-  write_positions(input.values.data(), n, value_bytes, first, threads);
-  input.digest =
-      records_digest(input.keys.data(), input.values.data(), n, type, value_bytes, threads);
-  return input;
+  MPI_Exscan(&input.n, &first, 1, MPI_UINT64_T, MPI_SUM, rank.comm);
+  if (rank_of(rank.comm) == 0) first = 0;  // MPI leaves rank 0's result undefined
+  write_positions(input.values.get(), input.n, value_bytes, first, rank.threads);
+  input.digest = records_digest(input.keys.get(), input.values.get(), input.n, rank.type,
+                                value_bytes, rank.threads);
 }
 
-// A rank's sorted slice on the host. Left uninitialised until the exchange fills it, as a
-// program would: zero-filling it first would add a pass over its memory to the exchange.
+// The model's exchange sends an equal share of the rank's keys (and values) to every rank.
+ModelBuffers model_buffers(const BenchRank& rank) {
+  const int ranks = size_of(rank.comm);
+  ModelBuffers model;
+  model.cuts.resize(ranks + 1);
+  for (int j = 0; j <= ranks; ++j) model.cuts[j] = slice_start(rank.input.n, ranks, j);
+  model.counts = exchange_counts(rank.comm, model.cuts);
+  const std::uint64_t receiving =
+      std::accumulate(model.counts.begin(), model.counts.end(), std::uint64_t{0});
+  model.keys = touched_bytes(receiving * key_size(rank.type), rank.threads);
+  model.values = touched_bytes(receiving * rank.args.value_bytes, rank.threads);
+  return model;
+}
+
+// The model's all-to-all of the input's bytes into its preallocated buffers. Seconds, the
+// slowest rank's.
+double uniform_all_to_all(BenchRank& rank) {
+  const std::size_t message = std::size_t{1} << 30, value_bytes = rank.args.value_bytes;
+  MPI_Barrier(rank.comm);
+  const auto start = Clock::now();
+  exchange(rank.comm, rank.input.keys.get(), rank.model.cuts, rank.model.counts,
+           key_size(rank.type), rank.model.keys.get(), message, rank.threads);
+  if (value_bytes)
+    exchange(rank.comm, rank.input.values.get(), rank.model.cuts, rank.model.counts, value_bytes,
+             rank.model.values.get(), message, rank.threads);
+  return slowest_rank(rank.comm, seconds_since(start));
+}
+
+// A rank's sorted slice on the host.
 struct HostSlice {
   std::unique_ptr<char[]> keys, values;
   std::uint64_t count = 0;
 };
 
-Slice sort_on_host(MPI_Comm comm, Sorter& sorter, KeyType type, std::uint64_t n,
-                   std::size_t value_bytes, RankInput& input, HostSlice& output) {
+// mpi::sort_host_bytes into slice buffers touched on the rank's threads, as the library's
+// sort_device allocates its own.
+Slice sort_on_host(BenchRank& rank, HostSlice& output) {
+  const std::size_t value_bytes = rank.args.value_bytes;
   return sort_host_bytes(
-      comm, sorter, input.keys.data(), n, type, input.values.data(), value_bytes,
+      rank.comm, rank.sorter, rank.input.keys.get(), rank.input.n, rank.type,
+      rank.input.values.get(), value_bytes,
       [&](std::uint64_t count) {
         output.count = count;
-        output.keys.reset(new char[std::max<std::uint64_t>(count * key_size(type), 1)]);
-        output.values.reset(new char[std::max<std::uint64_t>(count * value_bytes, 1)]);
+        output.keys = touched_bytes(count * key_size(rank.type), rank.threads);
+        output.values = touched_bytes(count * value_bytes, rank.threads);
         return std::pair<void*, void*>(output.keys.get(), output.values.get());
       },
       Options{});
 }
 
-cl::Buffer device_copy(Sorter& sorter, const std::vector<char>& host) {
+cl::Buffer device_copy(Sorter& sorter, const char* host, std::uint64_t bytes) {
   cl::Buffer buffer(sorter.queue().getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
-                    std::max<std::size_t>(host.size(), 1));
-  if (!host.empty())
-    sorter.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size(), host.data());
+                    std::max<std::uint64_t>(bytes, 1));
+  if (bytes) sorter.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, host);
   return buffer;
 }
 
@@ -126,26 +171,6 @@ HostSlice read_back(Sorter& sorter, const DeviceSlice& sorted, KeyType type,
   return output;
 }
 
-// The model's exchange: every rank sends an equal share of its keys (and values) to every rank,
-// from its input into buffers touched beforehand (as preallocated buffers would be). Seconds,
-// the slowest rank's.
-double uniform_all_to_all(MPI_Comm comm, const RankInput& input, std::uint64_t n, KeyType type,
-                          std::size_t value_bytes) {
-  const int ranks = size_of(comm);
-  std::vector<std::uint64_t> cuts(ranks + 1);
-  for (int j = 0; j <= ranks; ++j) cuts[j] = slice_start(n, ranks, j);
-  const std::vector<std::uint64_t> counts = exchange_counts(comm, cuts);
-  const std::uint64_t receiving = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
-  std::vector<char> keys(receiving * key_size(type)), values(receiving * value_bytes);
-  MPI_Barrier(comm);
-  const auto start = Clock::now();
-  const std::size_t message = std::size_t{1} << 30;
-  exchange(comm, input.keys.data(), cuts, counts, key_size(type), keys.data(), message);
-  if (value_bytes)
-    exchange(comm, input.values.data(), cuts, counts, value_bytes, values.data(), message);
-  return slowest_rank(comm, seconds_since(start));
-}
-
 // What one sort measured, each the slowest rank's: the whole sort, its phases, and the model's
 // all-to-all of the same bytes.
 struct Measurement {
@@ -155,33 +180,33 @@ struct Measurement {
 };
 
 // One timed distributed sort of fresh random data (host data, or device buffers with
-// `resident`), its output checked, then the model's all-to-all.
-Measurement one_sort(MPI_Comm comm, Sorter& sorter, const BenchArguments& args, KeyType type,
-                     std::uint64_t n, std::uint64_t seed) {
-  const std::size_t value_bytes = args.value_bytes;
-  RankInput input = make_input(comm, type, n, value_bytes, seed);
+// --resident), its output checked, then the model's all-to-all.
+Measurement one_sort(BenchRank& rank, std::uint64_t seed) {
+  const std::size_t value_bytes = rank.args.value_bytes;
+  const std::uint64_t n = rank.input.n;
+  refill_input(rank, seed);
   std::optional<ResidentInput> resident;
-  if (args.resident)
-    resident = ResidentInput{device_copy(sorter, input.keys), device_copy(sorter, input.values)};
+  if (rank.args.resident)
+    resident =
+        ResidentInput{device_copy(rank.sorter, rank.input.keys.get(), n * key_size(rank.type)),
+                      device_copy(rank.sorter, rank.input.values.get(), n * value_bytes)};
   HostSlice output;
   DeviceSlice sorted;
-  MPI_Barrier(comm);
+  MPI_Barrier(rank.comm);
   const auto start = Clock::now();
   if (resident)
-    sorted = sort_device(comm, sorter, resident->keys, n, type,
+    sorted = sort_device(rank.comm, rank.sorter, resident->keys, n, rank.type,
                          value_bytes ? &resident->values : nullptr, value_bytes);
   else
-    sorted.slice = sort_on_host(comm, sorter, type, n, value_bytes, input, output);
+    sorted.slice = sort_on_host(rank, output);
   Measurement measured;
-  measured.wall = slowest_rank(comm, seconds_since(start));
-  if (resident) output = read_back(sorter, sorted, type, value_bytes);
-  check_sorted_slices(comm, output.keys.get(), output.values.get(), output.count, type, value_bytes,
-                      input.digest);
-  const PhaseSeconds slow = slowest(comm, phase_seconds(0, sorted.slice.times, 0));
+  measured.wall = slowest_rank(rank.comm, seconds_since(start));
+  if (resident) output = read_back(rank.sorter, sorted, rank.type, value_bytes);
+  check_sorted_slices(rank.comm, output.keys.get(), output.values.get(), output.count, rank.type,
+                      value_bytes, rank.input.digest);
+  const PhaseSeconds slow = slowest(rank.comm, phase_seconds(0, sorted.slice.times, 0));
   measured.phases = PhaseTimes{slow[1], slow[2], slow[3], slow[4]};
-  output = HostSlice{};  // its memory back before the model's buffers take theirs
-  sorted = DeviceSlice{};
-  measured.all_to_all = uniform_all_to_all(comm, input, n, type, value_bytes);
+  measured.all_to_all = uniform_all_to_all(rank);
   return measured;
 }
 
@@ -200,10 +225,16 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
   });
   const std::uint64_t total = args.weak ? args.count * ranks : args.count;
   const std::uint64_t n = slice_start(total, ranks, me + 1) - slice_start(total, ranks, me);
-  one_sort(comm, *sorter, args, *type, n, 7 + me);  // warm-up: kernels, buffers
+  const unsigned threads = threads_per_rank(comm);
+  BenchRank rank{comm, *sorter, args, *type, threads, {}, {}};
+  rank.input.n = n;
+  rank.input.keys = touched_bytes(n * key_size(*type), threads);
+  rank.input.values = touched_bytes(n * args.value_bytes, threads);
+  rank.model = model_buffers(rank);
+  one_sort(rank, 7 + me);  // warm-up: kernels, buffers
   std::vector<double> walls, local, splitters, exchanges, merges, all_to_all;
   for (int repeat = 0; repeat < args.repeats; ++repeat) {
-    const Measurement measured = one_sort(comm, *sorter, args, *type, n, 1000 * repeat + 2 * me);
+    const Measurement measured = one_sort(rank, 1000 * repeat + 2 * me);
     walls.push_back(measured.wall);
     local.push_back(measured.phases.local_sort);
     splitters.push_back(measured.phases.splitters);

@@ -13,7 +13,7 @@
 #include <clsort/key_order.hpp>
 
 #include "../src/collective.hpp"
-#include "parallel_chunks.hpp"
+#include "../src/host_threads.hpp"
 
 namespace clsort::mpi {
 

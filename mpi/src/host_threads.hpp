@@ -1,8 +1,10 @@
-// Host loops of the bench and its check spread over this rank's share of the node's cores.
+// Host memory work of the distributed sort spread over this rank's share of the node's cores.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -30,6 +32,25 @@ void parallel_chunks(std::uint64_t n, unsigned threads, F f) {
     workers.emplace_back([&f, n, t, threads] { f(t, n * t / threads, n * (t + 1) / threads); });
   f(0u, std::uint64_t{0}, n / threads);
   for (std::thread& worker : workers) worker.join();
+}
+
+/// memcpy on `threads` threads: a large copy into fresh memory is bound by the page faults of
+/// its first touch, which one thread takes one at a time.
+inline void parallel_copy(void* target, const void* source, std::uint64_t bytes, unsigned threads) {
+  parallel_chunks(bytes, threads, [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    std::memcpy(static_cast<char*>(target) + begin, static_cast<const char*>(source) + begin,
+                end - begin);
+  });
+}
+
+/// Host bytes (one at least) whose pages are touched on `threads` threads, so that the copies
+/// and receives that fill them later take no page faults.
+inline std::unique_ptr<char[]> touched_bytes(std::uint64_t bytes, unsigned threads) {
+  std::unique_ptr<char[]> data(new char[std::max<std::uint64_t>(bytes, 1)]);
+  parallel_chunks(bytes, threads, [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    std::memset(data.get() + begin, 0, end - begin);
+  });
+  return data;
 }
 
 }  // namespace clsort::mpi
