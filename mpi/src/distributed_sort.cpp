@@ -84,17 +84,6 @@ Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n
 
 namespace {
 
-// Host bytes touched on the rank's threads before anything is copied into them (a single-threaded
-// copy into fresh memory is bound by its page faults).
-struct HostBytes {
-  std::unique_ptr<char[]> data;
-  std::uint64_t size = 0;
-
-  HostBytes() = default;
-  HostBytes(std::uint64_t bytes, unsigned threads)
-      : data(touched_bytes(bytes, threads)), size(bytes) {}
-};
-
 HostBytes read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t bytes,
                       unsigned threads) {
   HostBytes host(bytes, threads);

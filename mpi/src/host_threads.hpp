@@ -53,4 +53,14 @@ inline std::unique_ptr<char[]> touched_bytes(std::uint64_t bytes, unsigned threa
   return data;
 }
 
+/// Host bytes whose pages were touched on the rank's threads (touched_bytes), with their size.
+struct HostBytes {
+  std::unique_ptr<char[]> data;
+  std::uint64_t size = 0;
+
+  HostBytes() = default;
+  HostBytes(std::uint64_t bytes, unsigned threads)
+      : data(touched_bytes(bytes, threads)), size(bytes) {}
+};
+
 }  // namespace clsort::mpi

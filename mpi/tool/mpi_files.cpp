@@ -65,16 +65,16 @@ ArrayFile describe_array(const std::string& path, const cli::ReadOptions& option
   return file;
 }
 
-std::vector<char> read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first,
-                            std::uint64_t count) {
-  std::vector<char> items(count * file.item_size);
+HostBytes read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first, std::uint64_t count,
+                    unsigned threads) {
+  HostBytes items(count * file.item_size, threads);
   MPI_File handle = MPI_FILE_NULL;
   int code = MPI_File_open(comm, file.path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &handle);
   if (code != MPI_SUCCESS) throw cli::InputError(file.path, "MPI-IO: " + mpi_error_text(code));
   const MPI_Offset start = static_cast<MPI_Offset>(file.data_offset + first * file.item_size);
-  code = in_collective_pieces(comm, items.size(), [&](std::uint64_t offset, int length) {
+  code = in_collective_pieces(comm, items.size, [&](std::uint64_t offset, int length) {
     return MPI_File_read_at_all(handle, start + static_cast<MPI_Offset>(offset),
-                                items.data() + offset, length, MPI_BYTE, MPI_STATUS_IGNORE);
+                                items.data.get() + offset, length, MPI_BYTE, MPI_STATUS_IGNORE);
   });
   MPI_File_close(&handle);
   if (code != MPI_SUCCESS) throw cli::InputError(file.path, "cannot read: " + mpi_error_text(code));

@@ -10,6 +10,8 @@
 
 #include <mpi.h>
 
+#include "../src/host_threads.hpp"
+
 #include "atomic_file.hpp"
 #include "input_file.hpp"
 
@@ -30,9 +32,10 @@ struct ArrayFile {
 /// naming the file otherwise.
 ArrayFile describe_array(const std::string& path, const cli::ReadOptions& options);
 
-/// This rank's items [first, first + count) of `file`, read with MPI-IO. Collective.
-std::vector<char> read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first,
-                            std::uint64_t count);
+/// This rank's items [first, first + count) of `file`, read with MPI-IO into memory touched on
+/// `threads` threads. Collective.
+HostBytes read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first, std::uint64_t count,
+                    unsigned threads);
 
 /// The output: a temporary file in the destination's folder (created by rank 0, removed unless
 /// published, also on interrupts), which every rank writes its slice into with collective

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <iomanip>
 #include <optional>
-#include <vector>
 
 #include <clsort/mpi.hpp>
 
 #include "../src/collective.hpp"
+#include "../src/host_threads.hpp"
 #include "../src/selection.hpp"
 #include "../src/stopwatch.hpp"
 #include "input_error.hpp"
@@ -56,9 +56,9 @@ Inputs describe_inputs(const SortArguments& args) {
 }
 
 // Big-endian .npy keys are sorted in native order and written back as they came.
-void swap_bytes(std::vector<char>& items, std::size_t item_size) {
-  for (std::size_t at = 0; at + item_size <= items.size(); at += item_size)
-    std::reverse(items.begin() + at, items.begin() + at + item_size);
+void swap_bytes(HostBytes& items, std::size_t item_size) {
+  for (std::uint64_t at = 0; at + item_size <= items.size; at += item_size)
+    std::reverse(items.data.get() + at, items.data.get() + at + item_size);
 }
 
 // Progress on rank 0's terminal: the phase under way.
@@ -118,10 +118,14 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
   const std::uint64_t total = inputs.keys.count;
   const std::uint64_t first = slice_start(total, ranks, me);
   const std::uint64_t count = slice_start(total, ranks, me + 1) - first;
-  std::vector<char> keys, values;
-  on_every_rank(comm, "read", [&] { keys = read_part(comm, inputs.keys, first, count); });
+  // Host buffers are touched on the rank's cores first: one thread's page faults would bound
+  // reading into them and the exchange's copies.
+  const unsigned threads = threads_per_rank(comm);
+  HostBytes keys, values;
+  on_every_rank(comm, "read", [&] { keys = read_part(comm, inputs.keys, first, count, threads); });
   if (inputs.values)
-    on_every_rank(comm, "read", [&] { values = read_part(comm, *inputs.values, first, count); });
+    on_every_rank(comm, "read",
+                  [&] { values = read_part(comm, *inputs.values, first, count, threads); });
   if (inputs.keys.big_endian) swap_bytes(keys, inputs.keys.item_size);
   const double read_seconds = seconds_since(start);
 
@@ -133,17 +137,17 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
   options.sort.begin_bit = args.begin_bit;
   options.sort.end_bit = args.end_bit;
   options.max_message_bytes = args.max_message_bytes;
-  std::vector<char> slice_keys, slice_values;
+  HostBytes slice_keys, slice_values;
   const Slice where = sort_host_bytes(
-      comm, *sorter, keys.data(), count, type, values.data(), value_bytes,
+      comm, *sorter, keys.data.get(), count, type, values.data.get(), value_bytes,
       [&](std::uint64_t items) {
-        slice_keys.resize(items * key_size(type));
-        slice_values.resize(items * value_bytes);
-        return std::pair<void*, void*>(slice_keys.data(), slice_values.data());
+        slice_keys = HostBytes(items * key_size(type), threads);
+        slice_values = HostBytes(items * value_bytes, threads);
+        return std::pair<void*, void*>(slice_keys.data.get(), slice_values.data.get());
       },
       options);
-  std::vector<char>().swap(keys);
-  std::vector<char>().swap(values);
+  keys = HostBytes();
+  values = HostBytes();
   if (inputs.keys.big_endian) swap_bytes(slice_keys, inputs.keys.item_size);
 
   progress.show("writing");
@@ -156,8 +160,8 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
                   output_header(*args.values_out, inputs.values->descr, total), value_bytes);
   sorted.open();
   if (moved) moved->open();
-  sorted.write(where.offset, slice_keys.data(), where.count);
-  if (moved) moved->write(where.offset, slice_values.data(), where.count);
+  sorted.write(where.offset, slice_keys.data.get(), where.count);
+  if (moved) moved->write(where.offset, slice_values.data.get(), where.count);
   sorted.close();
   if (moved) moved->close();
   sorted.publish();  // only now: every rank has written its slices of both
