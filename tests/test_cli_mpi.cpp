@@ -26,17 +26,20 @@ struct MpiCli : CliFixture {
   }
 
   // clsort-mpi on `ranks` ranks and clsort write the same bytes for the same arguments.
+  // `mpi_options` replace `options` for clsort-mpi when given (its own options, such as --merge).
   void expect_same_as_clsort(int ranks, const std::string& input, const std::string& output,
-                             const std::string& options, const std::string& values_out = "") {
+                             const std::string& options, const std::string& values_out = "",
+                             const std::string& mpi_options = "") {
     const std::string values = values_out.empty() ? "" : " --values-out " + path(values_out);
     const std::string mine_values =
         values_out.empty() ? "" : " --values-out " + path("mpi-" + values_out);
     const Result single =
         run("sort " + input + " -o " + path(output) + " " + options + values + " -q");
     BOOST_REQUIRE_MESSAGE(single.exit_code == 0, single.output);
+    const std::string mine = mpi_options.empty() ? options : mpi_options;
     const Result mpi =
-        run_mpi(ranks, input + " -o " + path("mpi-" + output) + " " + options + mine_values);
-    BOOST_TEST_INFO(ranks << " ranks, " << options);
+        run_mpi(ranks, input + " -o " + path("mpi-" + output) + " " + mine + mine_values);
+    BOOST_TEST_INFO(ranks << " ranks, " << mine);
     BOOST_REQUIRE_MESSAGE(mpi.exit_code == 0, mpi.output);
     BOOST_CHECK(has(mpi, "phases (s, slowest rank): read"));
     BOOST_CHECK(read(output) == read("mpi-" + output));
@@ -77,6 +80,30 @@ BOOST_FIXTURE_TEST_CASE(outputs_equal_the_single_process_sort, MpiCli) {
     expect_same_as_clsort(ranks, empty, "out-empty.npy", "");
     expect_same_as_clsort(ranks, two, "out-two.i8", "--type i8");  // fewer keys than ranks
   }
+}
+
+BOOST_FIXTURE_TEST_CASE(both_merge_places_equal_the_single_process_sort, MpiCli) {
+  const std::string keys =
+      write_raw("keys.i32", make_keys<std::int32_t>(Distribution::few_distinct, 20011, 6));
+  std::vector<std::uint16_t> positions(20011);
+  std::iota(positions.begin(), positions.end(), std::uint16_t{0});
+  const std::string values = write_raw("values.u16", positions);
+  for (const char* place : {"host", "device"}) {
+    const std::string options = std::string("--type i32 --descending --values ") + values +
+                                " --values-type u16 --merge " + place;
+    expect_same_as_clsort(3, keys, std::string("out-") + place + ".i32",
+                          "--type i32 --descending --values " + values + " --values-type u16",
+                          std::string("v-") + place + ".u16", options);
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(an_unknown_merge_place_is_named, MpiCli) {
+  const std::string input =
+      write_npy("in.npy", make_keys<std::uint32_t>(Distribution::uniform, 100, 7));
+  const Result r = run_mpi(2, input + " -o " + path("out.npy") + " --merge sideways");
+  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK(has(r, "--merge: sideways not in {auto,host,device}"));
+  BOOST_CHECK(files() == std::set<std::string>{"in.npy"});
 }
 
 BOOST_FIXTURE_TEST_CASE(a_missing_input_fails_every_rank, MpiCli) {

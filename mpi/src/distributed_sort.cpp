@@ -1,4 +1,4 @@
-// The distributed sort: local sort, exact splitters, all-to-all exchange, stable merge sort.
+// The distributed sort: local sort, exact splitters, all-to-all exchange, stable merge.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -8,6 +8,7 @@
 
 #include "collective.hpp"
 #include "exchange.hpp"
+#include "host_merge.hpp"
 #include "host_threads.hpp"
 #include "selection.hpp"
 #include "stopwatch.hpp"
@@ -23,26 +24,39 @@ bool needs_merge(const std::vector<std::uint64_t>& receive_counts) {
   return pieces > 1;
 }
 
+std::uint64_t total_of(const std::vector<std::uint64_t>& counts) {
+  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+}
+
 std::uint64_t offset_of(MPI_Comm comm, std::uint64_t count) {
   std::uint64_t before = 0;
   MPI_Exscan(&count, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
   return rank_of(comm) == 0 ? 0 : before;
 }
 
-// Everything after the local sort, on host data: cuts, exchange, merge. `merge` sorts the
-// received slice in place.
+// Sorts the received slice (its keys, its values and the count from each rank) in place.
+using Merge = std::function<void(void*, void*, const std::vector<std::uint64_t>&)>;
+
+// Where the received pieces are merged: `Options::merge`, or for `automatic` on the host when the
+// rank's device is a CPU (whose device sort would run on the same cores, with a device sort's
+// passes and copies), on the device otherwise.
+bool merges_on_host(const Options& options, const Sorter& sorter) {
+  if (options.merge != MergePlace::automatic) return options.merge == MergePlace::host;
+  const cl::Device device = sorter.queue().getInfo<CL_QUEUE_DEVICE>();
+  return (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+// Everything after the local sort, on host data: cuts, exchange, merge.
 Slice distribute_sorted(MPI_Comm comm, const void* keys, std::uint64_t n, KeyType type,
                         const void* values, std::size_t value_bytes, const SliceStorage& storage,
-                        const Options& options,
-                        const std::function<void(void*, void*, std::uint64_t)>& merge,
-                        Slice where) {
+                        const Options& options, const Merge& merge, Slice where) {
   auto start = Clock::now();
   const std::vector<std::uint64_t> cuts = find_cuts(comm, keys, n, type, options.sort);
   where.times.splitters = seconds_since(start);
 
   start = Clock::now();
   const std::vector<std::uint64_t> counts = exchange_counts(comm, cuts);
-  where.count = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  where.count = total_of(counts);
   std::pair<void*, void*> slice;
   on_every_rank(comm, "allocate the slice", [&] { slice = storage(where.count); });
   const unsigned threads = threads_per_rank(comm);
@@ -55,7 +69,7 @@ Slice distribute_sorted(MPI_Comm comm, const void* keys, std::uint64_t n, KeyTyp
 
   start = Clock::now();
   on_every_rank(comm, "merge", [&] {
-    if (needs_merge(counts)) merge(slice.first, slice.second, where.count);
+    if (needs_merge(counts)) merge(slice.first, slice.second, counts);
   });
   where.times.merge = seconds_since(start);
   MPI_Allreduce(&n, &where.total, 1, MPI_UINT64_T, MPI_SUM, comm);
@@ -73,10 +87,17 @@ Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n
   on_every_rank(comm, "local sort",
                 [&] { sorter.sort_host_bytes(keys, n, type, values, value_bytes, options.sort); });
   where.times.local_sort = seconds_since(start);
-  // The received pieces are each sorted and arrive in rank order: a stable sort of their
-  // concatenation is the merge, and keeps equal keys in (rank, position) order.
-  const auto merge = [&](void* slice_keys, void* slice_values, std::uint64_t count) {
-    sorter.sort_host_bytes(slice_keys, count, type, slice_values, value_bytes, options.sort);
+  // The received pieces are each sorted and arrive in rank order: a stable merge of them, or a
+  // stable sort of their concatenation, keeps equal keys in (rank, position) order.
+  const unsigned threads = threads_per_rank(comm);
+  const bool on_host = merges_on_host(options, sorter);
+  const Merge merge = [&](void* slice_keys, void* slice_values,
+                          const std::vector<std::uint64_t>& counts) {
+    if (on_host)
+      merge_runs(slice_keys, slice_values, counts, type, value_bytes, options.sort, threads);
+    else
+      sorter.sort_host_bytes(slice_keys, total_of(counts), type, slice_values, value_bytes,
+                             options.sort);
   };
   return distribute_sorted(comm, keys, n, type, values, value_bytes, storage, options, merge,
                            where);
@@ -129,10 +150,17 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
     return std::pair<void*, void*>(slice_keys.data.get(), slice_values.data.get());
   };
   DeviceSlice result;
-  // Uploaded and sorted on the device; the host copies are only the exchange's.
-  const auto merge = [&](void*, void*, std::uint64_t count) {
+  // Merged on the host and uploaded, or uploaded and sorted on the device; the host copies are
+  // only the exchange's.
+  const bool on_host = merges_on_host(options, sorter);
+  const Merge merge = [&](void* slice_keys_at, void* slice_values_at,
+                          const std::vector<std::uint64_t>& counts) {
+    if (on_host)
+      merge_runs(slice_keys_at, slice_values_at, counts, type, value_bytes, options.sort, threads);
     result.keys = upload(queue, slice_keys);
     if (value_bytes) result.values = upload(queue, slice_values);
+    if (on_host) return;
+    const std::uint64_t count = total_of(counts);
     cl::Event done = value_bytes ? sorter.sort_pairs(result.keys, result.values, count, type,
                                                      value_bytes, options.sort)
                                  : sorter.sort(result.keys, count, type, options.sort);
@@ -141,7 +169,7 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
   result.slice = distribute_sorted(comm, host_keys.data.get(), n, type, host_values.data.get(),
                                    value_bytes, storage, options, merge, where);
   on_every_rank(comm, "upload the slice", [&] {
-    if (result.keys()) return;  // merged on the device already
+    if (result.keys()) return;  // uploaded by the merge already
     result.keys = upload(queue, slice_keys);
     if (value_bytes) result.values = upload(queue, slice_values);
   });

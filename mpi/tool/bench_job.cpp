@@ -127,6 +127,12 @@ struct HostSlice {
   std::uint64_t count = 0;
 };
 
+Options options_of(const BenchArguments& args) {
+  Options options;
+  options.merge = args.merge;
+  return options;
+}
+
 // mpi::sort_host_bytes into slice buffers touched on the rank's threads, as the library's
 // sort_device allocates its own.
 Slice sort_on_host(BenchRank& rank, HostSlice& output) {
@@ -140,7 +146,7 @@ Slice sort_on_host(BenchRank& rank, HostSlice& output) {
         output.values = touched_bytes(count * value_bytes, rank.threads);
         return std::pair<void*, void*>(output.keys.get(), output.values.get());
       },
-      Options{});
+      options_of(rank.args));
 }
 
 cl::Buffer device_copy(Sorter& sorter, const char* host, std::uint64_t bytes) {
@@ -195,8 +201,9 @@ Measurement one_sort(BenchRank& rank, std::uint64_t seed) {
   MPI_Barrier(rank.comm);
   const auto start = Clock::now();
   if (resident)
-    sorted = sort_device(rank.comm, rank.sorter, resident->keys, n, rank.type,
-                         value_bytes ? &resident->values : nullptr, value_bytes);
+    sorted =
+        sort_device(rank.comm, rank.sorter, resident->keys, n, rank.type,
+                    value_bytes ? &resident->values : nullptr, value_bytes, options_of(rank.args));
   else
     sorted.slice = sort_on_host(rank, output);
   Measurement measured;

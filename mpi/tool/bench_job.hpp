@@ -10,6 +10,8 @@
 
 #include <mpi.h>
 
+#include <clsort/mpi.hpp>
+
 namespace clsort::mpi {
 
 struct BenchArguments {
@@ -17,7 +19,9 @@ struct BenchArguments {
   std::uint64_t count = std::uint64_t{1} << 24;  ///< keys over all ranks, or per rank if weak
   bool weak = false;
   std::size_t value_bytes = 0;
-  bool resident = false;  ///< keys (and values) start and end in device buffers (sort_device)
+  bool resident = false;
+  MergePlace merge =
+      MergePlace::automatic;  ///< keys (and values) start and end in device buffers (sort_device)
   int repeats = 5;
   std::string device;
   std::optional<std::string> csv;  ///< rank 0 appends a row here

@@ -1,5 +1,6 @@
 // clsort-mpi: the distributed sort of one file (sort) and its benchmark (bench), run by mpirun.
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 #include <mpi.h>
@@ -14,7 +15,22 @@ namespace {
 using clsort::mpi::BenchArguments;
 using clsort::mpi::SortArguments;
 
-void add_sort_command(CLI::App& app, SortArguments& args) {
+// --merge auto|host|device, for both commands.
+void add_merge_option(CLI::App* command, std::string& name) {
+  command
+      ->add_option("--merge", name,
+                   "Where each rank merges what it receives: auto (the host for CPU devices, "
+                   "else the device), host or device")
+      ->check(CLI::IsMember({"auto", "host", "device"}));
+}
+
+clsort::mpi::MergePlace merge_place_named(const std::string& name) {
+  if (name == "host") return clsort::mpi::MergePlace::host;
+  if (name == "device") return clsort::mpi::MergePlace::device;
+  return clsort::mpi::MergePlace::automatic;
+}
+
+void add_sort_command(CLI::App& app, SortArguments& args, std::string& merge_name) {
   CLI::App* sort = app.add_subcommand(
       "sort", "Sort one .npy or raw file with every rank; the output appears once all succeed");
   sort->add_option("input", args.input, "The keys (.npy or raw), visible to every rank")
@@ -38,9 +54,10 @@ void add_sort_command(CLI::App& app, SortArguments& args) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{2147483647}));
   sort->add_flag("-v,--verbose", args.verbose, "Also name rank 0's device");
   sort->add_flag("-q,--quiet", args.quiet, "No progress line and no summary");
+  add_merge_option(sort, merge_name);
 }
 
-void add_bench_command(CLI::App& app, BenchArguments& args) {
+void add_bench_command(CLI::App& app, BenchArguments& args, std::string& merge_name) {
   CLI::App* bench = app.add_subcommand(
       "bench", "Time the distributed sort of random keys phase by phase against a model");
   bench->add_option("--type", args.type, "Key type (default u32)");
@@ -54,6 +71,7 @@ void add_bench_command(CLI::App& app, BenchArguments& args) {
       ->check(CLI::PositiveNumber);
   bench->add_option("--device", args.device, "Device, as for sort");
   bench->add_option("--csv", args.csv, "Append a row of the medians to this file (rank 0)");
+  add_merge_option(bench, merge_name);
 }
 
 int run(int argc, char** argv, int rank) {
@@ -61,8 +79,9 @@ int run(int argc, char** argv, int rank) {
   app.require_subcommand(1);
   SortArguments sort_args;
   BenchArguments bench_args;
-  add_sort_command(app, sort_args);
-  add_bench_command(app, bench_args);
+  std::string merge_name = "auto";
+  add_sort_command(app, sort_args, merge_name);
+  add_bench_command(app, bench_args, merge_name);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,6 +90,7 @@ int run(int argc, char** argv, int rank) {
     return status == 0 ? 0 : 2;
   }
   try {
+    sort_args.merge = bench_args.merge = merge_place_named(merge_name);
     if (app.got_subcommand("sort"))
       clsort::mpi::sort_file(MPI_COMM_WORLD, sort_args, std::cerr);
     else

@@ -137,6 +137,7 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
   options.sort.begin_bit = args.begin_bit;
   options.sort.end_bit = args.end_bit;
   options.max_message_bytes = args.max_message_bytes;
+  options.merge = args.merge;
   HostBytes slice_keys, slice_values;
   const Slice where = sort_host_bytes(
       comm, *sorter, keys.data.get(), count, type, values.data.get(), value_bytes,

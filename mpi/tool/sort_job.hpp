@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include <clsort/mpi.hpp>
+
 namespace clsort::mpi {
 
 struct SortArguments {
@@ -24,6 +26,7 @@ struct SortArguments {
   bool verbose = false;
   bool quiet = false;
   std::size_t max_message_bytes = std::size_t{1} << 30;
+  MergePlace merge = MergePlace::automatic;
 };
 
 /// Sorts args.input into args.output (and its values) on every rank of `comm`; rank 0 reports

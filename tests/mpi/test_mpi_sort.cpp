@@ -123,6 +123,23 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(tiny_inputs_and_empty_ranks, K, KeyTypes) {
     }
 }
 
+using MergeKeyTypes = boost::mpl::list<std::uint32_t, std::int16_t, double>;
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(merged_on_the_host_or_the_device, K, MergeKeyTypes) {
+  // Either place gives the same stable slices (PoCL's CPU device chooses the host by default).
+  for (mpi::MergePlace place : {mpi::MergePlace::host, mpi::MergePlace::device})
+    for (Distribution d : {Distribution::few_distinct, Distribution::extremes})
+      for (bool descending : {false, true}) {
+        mpi::Options options;
+        options.merge = place;
+        options.sort.descending = descending;
+        const std::vector<K> global = make_keys<K>(d, 5003, 31 + static_cast<int>(d));
+        check_distributed(global, Spread::growing, options, true,
+                          describe(5003, d, Spread::growing, options.sort) + " merged on the " +
+                              (place == mpi::MergePlace::host ? "host" : "device"));
+      }
+}
+
 BOOST_AUTO_TEST_CASE(bit_ranges) {
   for (auto [begin, end] : {std::pair<unsigned, unsigned>{0, 8}, {8, 24}, {28, 32}, {5, 5}}) {
     mpi::Options options;
@@ -162,7 +179,8 @@ BOOST_AUTO_TEST_CASE(a_few_million_keys) {
   check_distributed(global, Spread::even, {}, false, "2^21 + 3 u32 keys");
 }
 
-BOOST_AUTO_TEST_CASE(device_buffers) {
+// Device buffers in and out, merged at `place`.
+void check_device_buffers(mpi::MergePlace place) {
   const int p = ranks(), r = rank();
   const auto global = make_keys<float>(Distribution::extremes, 5003, 21);
   const auto [first, last] = share(global.size(), Spread::growing, r, p);
@@ -178,6 +196,7 @@ BOOST_AUTO_TEST_CASE(device_buffers) {
   }
   mpi::Options options;
   options.sort.descending = true;
+  options.merge = place;
   const mpi::DeviceSlice slice =
       mpi::sort_device(MPI_COMM_WORLD, rank_sorter(), keys, n, KeyType::f32, &values, 4, options);
   const std::size_t begin = global.size() * r / p, end = global.size() * (r + 1) / p;
@@ -193,6 +212,11 @@ BOOST_AUTO_TEST_CASE(device_buffers) {
     BOOST_CHECK_EQUAL(moved[i], order[begin + i]);
     BOOST_CHECK(std::memcmp(&sorted[i], &global[order[begin + i]], sizeof(float)) == 0);
   }
+}
+
+BOOST_AUTO_TEST_CASE(device_buffers) {
+  check_device_buffers(mpi::MergePlace::host);
+  check_device_buffers(mpi::MergePlace::device);
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_rank_fails_every_rank) {

@@ -14,6 +14,13 @@
 
 namespace clsort::mpi {
 
+/// Where a rank merges the sorted pieces it receives.
+enum class MergePlace {
+  automatic,  ///< on the host when the rank's device is a CPU, else on the device
+  host,       ///< a stable multi-threaded merge in host memory (a scratch copy of the slice)
+  device,     ///< a stable sort of the pieces' concatenation on the rank's device
+};
+
 /// Options of a distributed sort.
 struct Options {
   /// Order, bit range and pass checks, as for one device; every rank must pass the same.
@@ -21,6 +28,8 @@ struct Options {
   /// Largest single message of the all-to-all exchange in bytes (at most 2^31 - 1, since MPI
   /// counts are int): a rank's piece for a peer beyond it travels as several messages.
   std::size_t max_message_bytes = std::size_t{1} << 30;
+  /// Where the received pieces are merged; every rank may choose for itself.
+  MergePlace merge = MergePlace::automatic;
 };
 
 /// Seconds each phase took on this rank.
@@ -28,7 +37,7 @@ struct PhaseTimes {
   double local_sort = 0;  ///< sorting the rank's own keys on its device
   double splitters = 0;   ///< finding where each rank's slice begins (exact selection)
   double exchange = 0;    ///< the all-to-all exchange of keys and values
-  double merge = 0;       ///< the stable sort of the received pieces on the device
+  double merge = 0;       ///< merging the received pieces (and, for device data, the upload)
 };
 
 /// Where this rank's slice lies in the globally sorted sequence.
@@ -49,9 +58,9 @@ using SliceStorage = std::function<std::pair<void*, void*>(std::uint64_t count)>
 /// order: keys [r*N/P, (r+1)*N/P) of the N keys, ordered as a stable sort of all ranks' keys
 /// concatenated in rank order. Slices are exactly balanced whatever the keys (the splitters are
 /// found by exact selection, ties broken by rank and position). Host memory per rank: its
-/// input, its slice and the device sorts' staging. A failure on any rank (device, memory)
-/// throws clsort::Error on every rank, naming the failing rank; the input data are then left
-/// in an unspecified order.
+/// input, its slice, a scratch copy of the slice when merging on the host, and the device
+/// sorts' staging. A failure on any rank (device, memory) throws clsort::Error on every rank,
+/// naming the failing rank; the input data are then left in an unspecified order.
 Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n, KeyType type,
                       void* values, std::size_t value_bytes, const SliceStorage& storage,
                       const Options& options = {});
