@@ -1,12 +1,11 @@
 // The distributed sort: local sort, exact splitters, all-to-all exchange, stable merge.
-#include <algorithm>
-#include <memory>
 #include <numeric>
 #include <vector>
 
 #include <clsort/mpi.hpp>
 
 #include "collective.hpp"
+#include "device_copies.hpp"
 #include "exchange.hpp"
 #include "host_merge.hpp"
 #include "host_threads.hpp"
@@ -49,7 +48,7 @@ bool merges_on_host(const Options& options, const Sorter& sorter) {
 // Everything after the local sort, on host data: cuts, exchange, merge.
 Slice distribute_sorted(MPI_Comm comm, const void* keys, std::uint64_t n, KeyType type,
                         const void* values, std::size_t value_bytes, const SliceStorage& storage,
-                        const Options& options, const Merge& merge, Slice where) {
+                        const Options& options, unsigned threads, const Merge& merge, Slice where) {
   auto start = Clock::now();
   const std::vector<std::uint64_t> cuts = find_cuts(comm, keys, n, type, options.sort);
   where.times.splitters = seconds_since(start);
@@ -59,7 +58,6 @@ Slice distribute_sorted(MPI_Comm comm, const void* keys, std::uint64_t n, KeyTyp
   where.count = total_of(counts);
   std::pair<void*, void*> slice;
   on_every_rank(comm, "allocate the slice", [&] { slice = storage(where.count); });
-  const unsigned threads = threads_per_rank(comm);
   exchange(comm, keys, cuts, counts, key_size(type), slice.first, options.max_message_bytes,
            threads);
   if (value_bytes)
@@ -99,28 +97,9 @@ Slice sort_host_bytes(MPI_Comm comm, Sorter& sorter, void* keys, std::uint64_t n
       sorter.sort_host_bytes(slice_keys, total_of(counts), type, slice_values, value_bytes,
                              options.sort);
   };
-  return distribute_sorted(comm, keys, n, type, values, value_bytes, storage, options, merge,
-                           where);
+  return distribute_sorted(comm, keys, n, type, values, value_bytes, storage, options, threads,
+                           merge, where);
 }
-
-namespace {
-
-HostBytes read_buffer(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t bytes,
-                      unsigned threads) {
-  HostBytes host(bytes, threads);
-  if (bytes) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.data.get());
-  return host;
-}
-
-// A buffer holding `host` (one byte at least: OpenCL has no empty buffers).
-cl::Buffer upload(const cl::CommandQueue& queue, const HostBytes& host) {
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  cl::Buffer buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(host.size, 1));
-  if (host.size) queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size, host.data.get());
-  return buffer;
-}
-
-}  // namespace
 
 DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, std::uint64_t n,
                         KeyType type, const cl::Buffer* values, std::size_t value_bytes,
@@ -167,7 +146,7 @@ DeviceSlice sort_device(MPI_Comm comm, Sorter& sorter, const cl::Buffer& keys, s
     done.wait();
   };
   result.slice = distribute_sorted(comm, host_keys.data.get(), n, type, host_values.data.get(),
-                                   value_bytes, storage, options, merge, where);
+                                   value_bytes, storage, options, threads, merge, where);
   on_every_rank(comm, "upload the slice", [&] {
     if (result.keys()) return;  // uploaded by the merge already
     result.keys = upload(queue, slice_keys);

@@ -16,6 +16,7 @@
 #include <clsort/mpi.hpp>
 
 #include "../src/collective.hpp"
+#include "../src/device_copies.hpp"
 #include "../src/exchange.hpp"
 #include "../src/host_threads.hpp"
 #include "../src/selection.hpp"
@@ -42,7 +43,7 @@ double slowest_rank(MPI_Comm comm, double seconds) {
 // allocated and touched once for every sort of the bench, and their records' digest.
 struct RankInput {
   std::uint64_t n = 0;
-  std::unique_ptr<char[]> keys, values;
+  HostBytes keys, values;
   std::uint64_t digest = 0;
 };
 
@@ -84,12 +85,12 @@ void fill_random(char* data, std::uint64_t bytes, std::uint64_t seed, unsigned t
 void refill_input(BenchRank& rank, std::uint64_t seed) {
   RankInput& input = rank.input;
   const std::size_t value_bytes = rank.args.value_bytes;
-  fill_random(input.keys.get(), input.n * key_size(rank.type), seed, rank.threads);
+  fill_random(input.keys.data.get(), input.n * key_size(rank.type), seed, rank.threads);
   std::uint64_t first = 0;
   MPI_Exscan(&input.n, &first, 1, MPI_UINT64_T, MPI_SUM, rank.comm);
   if (rank_of(rank.comm) == 0) first = 0;  // MPI leaves rank 0's result undefined
-  write_positions(input.values.get(), input.n, value_bytes, first, rank.threads);
-  input.digest = records_digest(input.keys.get(), input.values.get(), input.n, rank.type,
+  write_positions(input.values.data.get(), input.n, value_bytes, first, rank.threads);
+  input.digest = records_digest(input.keys.data.get(), input.values.data.get(), input.n, rank.type,
                                 value_bytes, rank.threads);
 }
 
@@ -113,17 +114,17 @@ double uniform_all_to_all(BenchRank& rank) {
   const std::size_t message = std::size_t{1} << 30, value_bytes = rank.args.value_bytes;
   MPI_Barrier(rank.comm);
   const auto start = Clock::now();
-  exchange(rank.comm, rank.input.keys.get(), rank.model.cuts, rank.model.counts,
+  exchange(rank.comm, rank.input.keys.data.get(), rank.model.cuts, rank.model.counts,
            key_size(rank.type), rank.model.keys.get(), message, rank.threads);
   if (value_bytes)
-    exchange(rank.comm, rank.input.values.get(), rank.model.cuts, rank.model.counts, value_bytes,
-             rank.model.values.get(), message, rank.threads);
+    exchange(rank.comm, rank.input.values.data.get(), rank.model.cuts, rank.model.counts,
+             value_bytes, rank.model.values.get(), message, rank.threads);
   return slowest_rank(rank.comm, seconds_since(start));
 }
 
 // A rank's sorted slice on the host.
 struct HostSlice {
-  std::unique_ptr<char[]> keys, values;
+  HostBytes keys, values;
   std::uint64_t count = 0;
 };
 
@@ -138,28 +139,15 @@ Options options_of(const BenchArguments& args) {
 Slice sort_on_host(BenchRank& rank, HostSlice& output) {
   const std::size_t value_bytes = rank.args.value_bytes;
   return sort_host_bytes(
-      rank.comm, rank.sorter, rank.input.keys.get(), rank.input.n, rank.type,
-      rank.input.values.get(), value_bytes,
+      rank.comm, rank.sorter, rank.input.keys.data.get(), rank.input.n, rank.type,
+      rank.input.values.data.get(), value_bytes,
       [&](std::uint64_t count) {
         output.count = count;
-        output.keys = touched_bytes(count * key_size(rank.type), rank.threads);
-        output.values = touched_bytes(count * value_bytes, rank.threads);
-        return std::pair<void*, void*>(output.keys.get(), output.values.get());
+        output.keys = HostBytes(count * key_size(rank.type), rank.threads);
+        output.values = HostBytes(count * value_bytes, rank.threads);
+        return std::pair<void*, void*>(output.keys.data.get(), output.values.data.get());
       },
       options_of(rank.args));
-}
-
-cl::Buffer device_copy(Sorter& sorter, const char* host, std::uint64_t bytes) {
-  cl::Buffer buffer(sorter.queue().getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
-                    std::max<std::uint64_t>(bytes, 1));
-  if (bytes) sorter.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, host);
-  return buffer;
-}
-
-std::unique_ptr<char[]> host_copy(Sorter& sorter, const cl::Buffer& buffer, std::uint64_t bytes) {
-  std::unique_ptr<char[]> host(new char[std::max<std::uint64_t>(bytes, 1)]);
-  if (bytes) sorter.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host.get());
-  return host;
 }
 
 // The input in device buffers, for mpi::sort_device.
@@ -168,12 +156,14 @@ struct ResidentInput {
 };
 
 // The sorted slice read back from the device, for the check.
-HostSlice read_back(Sorter& sorter, const DeviceSlice& sorted, KeyType type,
-                    std::size_t value_bytes) {
+HostSlice read_back(const BenchRank& rank, const DeviceSlice& sorted) {
+  const cl::CommandQueue& queue = rank.sorter.queue();
+  const std::size_t value_bytes = rank.args.value_bytes;
   HostSlice output;
   output.count = sorted.slice.count;
-  output.keys = host_copy(sorter, sorted.keys, output.count * key_size(type));
-  if (value_bytes) output.values = host_copy(sorter, sorted.values, output.count * value_bytes);
+  output.keys = read_buffer(queue, sorted.keys, output.count * key_size(rank.type), rank.threads);
+  if (value_bytes)
+    output.values = read_buffer(queue, sorted.values, output.count * value_bytes, rank.threads);
   return output;
 }
 
@@ -193,9 +183,8 @@ Measurement one_sort(BenchRank& rank, std::uint64_t seed) {
   refill_input(rank, seed);
   std::optional<ResidentInput> resident;
   if (rank.args.resident)
-    resident =
-        ResidentInput{device_copy(rank.sorter, rank.input.keys.get(), n * key_size(rank.type)),
-                      device_copy(rank.sorter, rank.input.values.get(), n * value_bytes)};
+    resident = ResidentInput{upload(rank.sorter.queue(), rank.input.keys),
+                             upload(rank.sorter.queue(), rank.input.values)};
   HostSlice output;
   DeviceSlice sorted;
   MPI_Barrier(rank.comm);
@@ -208,9 +197,9 @@ Measurement one_sort(BenchRank& rank, std::uint64_t seed) {
     sorted.slice = sort_on_host(rank, output);
   Measurement measured;
   measured.wall = slowest_rank(rank.comm, seconds_since(start));
-  if (resident) output = read_back(rank.sorter, sorted, rank.type, value_bytes);
-  check_sorted_slices(rank.comm, output.keys.get(), output.values.get(), output.count, rank.type,
-                      value_bytes, rank.input.digest);
+  if (resident) output = read_back(rank, sorted);
+  check_sorted_slices(rank.comm, output.keys.data.get(), output.values.data.get(), output.count,
+                      rank.type, value_bytes, rank.input.digest);
   const PhaseSeconds slow = slowest(rank.comm, phase_seconds(0, sorted.slice.times, 0));
   measured.phases = PhaseTimes{slow[1], slow[2], slow[3], slow[4]};
   measured.all_to_all = uniform_all_to_all(rank);
@@ -235,8 +224,8 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
   const unsigned threads = threads_per_rank(comm);
   BenchRank rank{comm, *sorter, args, *type, threads, {}, {}};
   rank.input.n = n;
-  rank.input.keys = touched_bytes(n * key_size(*type), threads);
-  rank.input.values = touched_bytes(n * args.value_bytes, threads);
+  rank.input.keys = HostBytes(n * key_size(*type), threads);
+  rank.input.values = HostBytes(n * args.value_bytes, threads);
   rank.model = model_buffers(rank);
   one_sort(rank, 7 + me);  // warm-up: kernels, buffers
   std::vector<double> walls, local, splitters, exchanges, merges, all_to_all;

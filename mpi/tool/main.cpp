@@ -1,6 +1,5 @@
 // clsort-mpi: the distributed sort of one file (sort) and its benchmark (bench), run by mpirun.
 #include <iostream>
-#include <map>
 #include <stdexcept>
 
 #include <mpi.h>

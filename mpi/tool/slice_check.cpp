@@ -19,8 +19,8 @@ namespace clsort::mpi {
 
 namespace {
 
-std::uint64_t mix(
-    std::uint64_t x) {  // splitmix64's finaliser: every input bit moves every output bit
+// splitmix64's finaliser: every input bit moves every output bit.
+std::uint64_t mix(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
