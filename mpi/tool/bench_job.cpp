@@ -168,11 +168,12 @@ HostSlice read_back(const BenchRank& rank, const DeviceSlice& sorted) {
 }
 
 // What one sort measured, each the slowest rank's: the whole sort, its phases, and the model's
-// all-to-all of the same bytes.
+// all-to-all of the same bytes; and rank 0's time around them (new input, the output's check).
 struct Measurement {
   double wall = 0;
   PhaseTimes phases;
   double all_to_all = 0;
+  double prepare = 0, check = 0;
 };
 
 // One timed distributed sort of fresh random data (host data, or device buffers with
@@ -180,35 +181,47 @@ struct Measurement {
 Measurement one_sort(BenchRank& rank, std::uint64_t seed) {
   const std::size_t value_bytes = rank.args.value_bytes;
   const std::uint64_t n = rank.input.n;
+  Measurement measured;
+  auto start = Clock::now();
   refill_input(rank, seed);
   std::optional<ResidentInput> resident;
   if (rank.args.resident)
     resident = ResidentInput{upload(rank.sorter.queue(), rank.input.keys),
                              upload(rank.sorter.queue(), rank.input.values)};
+  measured.prepare = seconds_since(start);
   HostSlice output;
   DeviceSlice sorted;
   MPI_Barrier(rank.comm);
-  const auto start = Clock::now();
+  start = Clock::now();
   if (resident)
     sorted =
         sort_device(rank.comm, rank.sorter, resident->keys, n, rank.type,
                     value_bytes ? &resident->values : nullptr, value_bytes, options_of(rank.args));
   else
     sorted.slice = sort_on_host(rank, output);
-  Measurement measured;
   measured.wall = slowest_rank(rank.comm, seconds_since(start));
+  start = Clock::now();
   if (resident) output = read_back(rank, sorted);
   check_sorted_slices(rank.comm, output.keys.data.get(), output.values.data.get(), output.count,
                       rank.type, value_bytes, rank.input.digest);
+  measured.check = seconds_since(start);
   const PhaseSeconds slow = slowest(rank.comm, phase_seconds(0, sorted.slice.times, 0));
   measured.phases = PhaseTimes{slow[1], slow[2], slow[3], slow[4]};
   measured.all_to_all = uniform_all_to_all(rank);
   return measured;
 }
 
+// Rank 0's line for one sort as it ends, so that a run stopped by a time limit shows how far it
+// came and where its time went.
+void report_sort(std::ostream& progress, const std::string& which, const Measurement& measured) {
+  progress << std::fixed << std::setprecision(3) << "clsort-mpi bench: " << which << ": new input "
+           << measured.prepare << " s, sort " << measured.wall << " s, check " << measured.check
+           << " s, all-to-all " << measured.all_to_all << " s" << std::endl;
+}
+
 }  // namespace
 
-void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
+void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log, std::ostream& progress) {
   const int ranks = size_of(comm), me = rank_of(comm);
   const std::optional<KeyType> type = parse_key_type(args.type);
   if (!type) throw Error("--type", "unknown key type " + args.type);
@@ -222,15 +235,24 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log) {
   const std::uint64_t total = args.weak ? args.count * ranks : args.count;
   const std::uint64_t n = slice_start(total, ranks, me + 1) - slice_start(total, ranks, me);
   const unsigned threads = threads_per_rank(comm);
+  const auto start = Clock::now();
   BenchRank rank{comm, *sorter, args, *type, threads, {}, {}};
   rank.input.n = n;
   rank.input.keys = HostBytes(n * key_size(*type), threads);
   rank.input.values = HostBytes(n * args.value_bytes, threads);
   rank.model = model_buffers(rank);
-  one_sort(rank, 7 + me);  // warm-up: kernels, buffers
+  if (me == 0)
+    progress << std::fixed << std::setprecision(3) << "clsort-mpi bench: host buffers "
+             << seconds_since(start) << " s" << std::endl;
+  const Measurement warm_up = one_sort(rank, 7 + me);  // kernels, device buffers
+  if (me == 0) report_sort(progress, "warm-up", warm_up);
   std::vector<double> walls, local, splitters, exchanges, merges, all_to_all;
   for (int repeat = 0; repeat < args.repeats; ++repeat) {
     const Measurement measured = one_sort(rank, 1000 * repeat + 2 * me);
+    if (me == 0)
+      report_sort(progress,
+                  "sort " + std::to_string(repeat + 1) + " of " + std::to_string(args.repeats),
+                  measured);
     walls.push_back(measured.wall);
     local.push_back(measured.phases.local_sort);
     splitters.push_back(measured.phases.splitters);

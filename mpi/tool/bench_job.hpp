@@ -19,15 +19,15 @@ struct BenchArguments {
   std::uint64_t count = std::uint64_t{1} << 24;  ///< keys over all ranks, or per rank if weak
   bool weak = false;
   std::size_t value_bytes = 0;
-  bool resident = false;
-  MergePlace merge =
-      MergePlace::automatic;  ///< keys (and values) start and end in device buffers (sort_device)
+  bool resident = false;  ///< keys (and values) start and end in device buffers (sort_device)
+  MergePlace merge = MergePlace::automatic;
   int repeats = 5;
   std::string device;
   std::optional<std::string> csv;  ///< rank 0 appends a row here
 };
 
-/// Runs the benchmark on every rank of `comm`; rank 0 prints the medians on `log`.
-void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log);
+/// Runs the benchmark on every rank of `comm`; rank 0 prints the medians on `log`, and each
+/// sort's times as it ends on `progress`.
+void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log, std::ostream& progress);
 
 }  // namespace clsort::mpi

@@ -93,7 +93,7 @@ int run(int argc, char** argv, int rank) {
     if (app.got_subcommand("sort"))
       clsort::mpi::sort_file(MPI_COMM_WORLD, sort_args, std::cerr);
     else
-      clsort::mpi::bench(MPI_COMM_WORLD, bench_args, std::cout);
+      clsort::mpi::bench(MPI_COMM_WORLD, bench_args, std::cout, std::cerr);
     return 0;
   } catch (const std::exception& e) {  // collective: every rank has the same error
     if (rank == 0) std::cerr << "clsort-mpi: error: " << e.what() << "\n";
