@@ -22,22 +22,17 @@ std::string mpi_error_text(int code) {
   return std::string(text, length);
 }
 
-// Calls `io(offset, bytes)` for pieces of at most 1 GiB; every rank makes the same number of
-// calls (collective MPI-IO), ranks with less to do passing empty pieces. Returns the first
-// failing code (MPI_SUCCESS if none), after taking part in every round.
+// Calls `io(offset, bytes)` for pieces of at most 1 GiB, until one fails. Returns its code, or
+// MPI_SUCCESS. Each rank's part is one contiguous range, so independent MPI-IO suits it: a
+// collective call would route the bytes through aggregator ranks (two-phase I/O) to merge
+// requests that are already whole.
 template <class Io>
-int in_collective_pieces(MPI_Comm comm, std::uint64_t bytes, Io io) {
-  const std::uint64_t mine = (bytes + piece_bytes - 1) / piece_bytes;
-  std::uint64_t rounds = 0;
-  MPI_Allreduce(&mine, &rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
-  int first_error = MPI_SUCCESS;
-  for (std::uint64_t round = 0; round < rounds; ++round) {
-    const std::uint64_t offset = std::min(round * piece_bytes, bytes);
-    const int length = static_cast<int>(std::min(piece_bytes, bytes - offset));
-    const int code = io(offset, first_error == MPI_SUCCESS ? length : 0);
-    if (first_error == MPI_SUCCESS) first_error = code;
+int in_pieces(std::uint64_t bytes, Io io) {
+  for (std::uint64_t offset = 0; offset < bytes; offset += piece_bytes) {
+    const int code = io(offset, static_cast<int>(std::min(piece_bytes, bytes - offset)));
+    if (code != MPI_SUCCESS) return code;
   }
-  return first_error;
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -72,9 +67,9 @@ HostBytes read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first, s
   int code = MPI_File_open(comm, file.path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &handle);
   if (code != MPI_SUCCESS) throw cli::InputError(file.path, "MPI-IO: " + mpi_error_text(code));
   const MPI_Offset start = static_cast<MPI_Offset>(file.data_offset + first * file.item_size);
-  code = in_collective_pieces(comm, items.size, [&](std::uint64_t offset, int length) {
-    return MPI_File_read_at_all(handle, start + static_cast<MPI_Offset>(offset),
-                                items.data.get() + offset, length, MPI_BYTE, MPI_STATUS_IGNORE);
+  code = in_pieces(items.size, [&](std::uint64_t offset, int length) {
+    return MPI_File_read_at(handle, start + static_cast<MPI_Offset>(offset),
+                            items.data.get() + offset, length, MPI_BYTE, MPI_STATUS_IGNORE);
   });
   MPI_File_close(&handle);
   if (code != MPI_SUCCESS) throw cli::InputError(file.path, "cannot read: " + mpi_error_text(code));
@@ -119,11 +114,10 @@ void SliceOutput::write(std::uint64_t offset, const char* items, std::uint64_t c
       code = MPI_File_write_at(handle_, 0, header_.data(), static_cast<int>(header_.size()),
                                MPI_BYTE, MPI_STATUS_IGNORE);
     const MPI_Offset start = static_cast<MPI_Offset>(header_.size() + offset * item_size_);
-    const int data_code =
-        in_collective_pieces(comm_, count * item_size_, [&](std::uint64_t at, int length) {
-          return MPI_File_write_at_all(handle_, start + static_cast<MPI_Offset>(at), items + at,
-                                       length, MPI_BYTE, MPI_STATUS_IGNORE);
-        });
+    const int data_code = in_pieces(count * item_size_, [&](std::uint64_t at, int length) {
+      return MPI_File_write_at(handle_, start + static_cast<MPI_Offset>(at), items + at, length,
+                               MPI_BYTE, MPI_STATUS_IGNORE);
+    });
     if (code == MPI_SUCCESS) code = data_code;
     if (code != MPI_SUCCESS)
       throw cli::InputError(destination_, "cannot write output: " + mpi_error_text(code));

@@ -38,8 +38,8 @@ HostBytes read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first, s
                     unsigned threads);
 
 /// The output: a temporary file in the destination's folder (created by rank 0, removed unless
-/// published, also on interrupts), which every rank writes its slice into with collective
-/// MPI-IO. Every call is collective; errors throw on the ranks they happen on.
+/// published, also on interrupts), which every rank writes its slice into with MPI-IO. Every
+/// call is collective; errors throw on every rank, naming the first that failed.
 class SliceOutput {
  public:
   /// `header`: the bytes before the data (an .npy header, or none).
