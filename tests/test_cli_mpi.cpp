@@ -1,8 +1,13 @@
 // clsort-mpi under mpirun with 1 to 4 ranks: outputs byte-identical to clsort's, and failures on
-// any rank leave no output, no temporary file and the input untouched.
+// any rank (errors, a full disk, signals) leave no output, no temporary file and the input
+// untouched.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <thread>
 
 #include "support/cli_fixture.hpp"
 
@@ -10,6 +15,26 @@ using namespace clsort;
 using namespace clsort::test;
 
 namespace {
+
+// The processes mpirun started (the ranks), by their rank.
+std::map<int, pid_t> ranks_of(pid_t mpirun) {
+  std::map<int, pid_t> ranks;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) continue;
+    std::istringstream after_name(line.substr(line.rfind(')') + 2));
+    char state = 0;
+    pid_t parent = 0;
+    after_name >> state >> parent;
+    if (parent != mpirun) continue;
+    std::ifstream environ_file(entry.path() / "environ");
+    for (std::string variable; std::getline(environ_file, variable, '\0');)
+      if (variable.rfind("OMPI_COMM_WORLD_RANK=", 0) == 0)
+        ranks[std::stoi(variable.substr(21))] = std::stoi(entry.path().filename().string());
+  }
+  return ranks;
+}
 
 struct MpiCli : CliFixture {
   static std::string mpi_cli_path() {
@@ -45,6 +70,32 @@ struct MpiCli : CliFixture {
     BOOST_CHECK(read(output) == read("mpi-" + output));
     if (!values_out.empty()) BOOST_CHECK(read(values_out) == read("mpi-" + values_out));
     BOOST_CHECK(!any_file_named(files(), ".clsort"));
+  }
+
+  // clsort-mpi sorting `input` (u32) into `output` on 2 ranks, started in the background.
+  RunningCli start_sort(const std::string& input, const std::string& output) const {
+    return RunningCli("/bin/sh",
+                      {"-c", "exec " + mpirun(2) + " " + mpi_cli_path() + " sort " + input +
+                                 " --type u32 -o " + output + " -q 2>/dev/null"});
+  }
+
+  // Waits until the job's 2 ranks write `output` (its temporary file exists), then stops both
+  // with the temporary still there. Returns them by rank.
+  std::map<int, pid_t> stop_while_writing(pid_t mpirun, const std::string& output) const {
+    std::map<int, pid_t> ranks;
+    for (int wait = 0; wait < 6000 && ranks.size() < 2; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      ranks = ranks_of(mpirun);
+    }
+    BOOST_REQUIRE(ranks.size() == 2u);
+    const std::string temporary = "." + output + ".clsort-";
+    for (int wait = 0; wait < 60000 && !any_file_named(files(), temporary); ++wait)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (const auto& [rank, pid] : ranks) ::kill(pid, SIGSTOP);
+    if (any_file_named(files(), temporary)) return ranks;
+    for (const auto& [rank, pid] : ranks) ::kill(pid, SIGCONT);  // let the job end
+    BOOST_FAIL("the ranks were not stopped while writing");
+    return {};
   }
 };
 
@@ -139,6 +190,54 @@ BOOST_FIXTURE_TEST_CASE(a_rank_failing_mid_sort_fails_every_rank, MpiCli) {
   BOOST_CHECK(has(r, "mpi local sort: rank 1:"));
   BOOST_CHECK(files() == std::set<std::string>{"in.npy"});
   BOOST_CHECK(read("in.npy") == before);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_full_disk_fails_every_rank_and_leaves_nothing, MpiCli) {
+  // A file-size limit on the ranks (mpirun's own session files need more) makes their writes
+  // past 4 KiB fail as a full disk would; MPI-IO reports such a short write only in its status.
+  const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 100000, 8);
+  const std::string input = write_raw("k.u32", keys);
+  // Kernels come from clsort's disk cache in the limited run (PoCL, compiling, writes files).
+  const std::string cached = "CLSORT_PROGRAM_CACHE=disk " + mpirun(2) + " ";
+  const std::string arguments = " sort " + input + " --type u32 -o " + path("out.u32");
+  const Result warm = run_shell(cached + mpi_cli_path() + arguments + " -q 2>&1");
+  BOOST_REQUIRE_MESSAGE(warm.exit_code == 0, warm.output);
+  fs::remove(path("out.u32"));
+  const Result r = run_shell(cached + "sh -c \"ulimit -f 8; trap '' XFSZ; exec " + mpi_cli_path() +
+                             arguments + "\" 2>&1");
+  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK(has(r, "out.u32: cannot write output: only "));
+  BOOST_CHECK(files() == std::set<std::string>{"k.u32"});
+  BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == keys);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_rank_killed_while_writing_leaves_nothing, MpiCli) {
+  // Both ranks are stopped while the output's temporary file exists, rank 1 is terminated and
+  // both go on: rank 0 can never finish, and must remove the temporary once mpirun stops it.
+  const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1 << 24, 9);
+  const std::string input = write_raw("k.u32", keys);
+  RunningCli job = start_sort(input, path("out.u32"));
+  std::map<int, pid_t> ranks = stop_while_writing(job.pid, "out.u32");
+  ::kill(ranks[1], SIGTERM);
+  for (const auto& [rank, pid] : ranks) ::kill(pid, SIGCONT);
+  BOOST_CHECK_NE(job.signal_and_wait(0), 0);  // no signal to mpirun: it aborts the job itself
+  BOOST_CHECK(files() == std::set<std::string>{"k.u32"});
+  BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == keys);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_interrupted_job_leaves_its_whole_output_or_nothing, MpiCli) {
+  // Ctrl-C reaches mpirun, which wakes the ranks and terminates them about a second later: a
+  // sort that finishes its writes in that time publishes its whole output, one that does not
+  // leaves nothing. Either way the job fails and no partial output or temporary is left.
+  const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1 << 24, 10);
+  const std::string input = write_raw("k.u32", keys);
+  RunningCli job = start_sort(input, path("out.u32"));
+  stop_while_writing(job.pid, "out.u32");
+  BOOST_CHECK_NE(job.signal_and_wait(SIGINT), 0);
+  const std::set<std::string> left = files();
+  BOOST_CHECK(!any_file_named(left, ".clsort-"));
+  if (left.count("out.u32")) BOOST_CHECK(read_raw<std::uint32_t>("out.u32") == expected_sort(keys));
+  BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == keys);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

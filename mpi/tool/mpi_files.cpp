@@ -22,17 +22,26 @@ std::string mpi_error_text(int code) {
   return std::string(text, length);
 }
 
-// Calls `io(offset, bytes)` for pieces of at most 1 GiB, until one fails. Returns its code, or
-// MPI_SUCCESS. Each rank's part is one contiguous range, so independent MPI-IO suits it: a
-// collective call would route the bytes through aggregator ranks (two-phase I/O) to merge
-// requests that are already whole.
+// Moves `bytes` bytes with `io(offset, length, status)` (an MPI_File_read_at or
+// MPI_File_write_at at byte `offset` of the range) in pieces of at most 1 GiB, until one fails
+// or moves fewer bytes than asked. Returns what went wrong, or "". Each rank's part is one
+// contiguous range, so independent MPI-IO suits it: a collective call would route the bytes
+// through aggregator ranks (two-phase I/O) to merge requests that are already whole.
 template <class Io>
-int in_pieces(std::uint64_t bytes, Io io) {
+std::string in_pieces(std::uint64_t bytes, const char* verb, Io io) {
   for (std::uint64_t offset = 0; offset < bytes; offset += piece_bytes) {
-    const int code = io(offset, static_cast<int>(std::min(piece_bytes, bytes - offset)));
-    if (code != MPI_SUCCESS) return code;
+    const int length = static_cast<int>(std::min(piece_bytes, bytes - offset));
+    MPI_Status status;
+    const int code = io(offset, length, &status);
+    if (code != MPI_SUCCESS) return mpi_error_text(code);
+    // A short read or write (a full disk) is no error to MPI-IO: only the status shows it.
+    int moved = 0;
+    MPI_Get_count(&status, MPI_BYTE, &moved);
+    if (moved != length)
+      return "only " + std::to_string(offset + static_cast<std::uint64_t>(moved)) + " of " +
+             std::to_string(bytes) + " bytes were " + verb;
   }
-  return MPI_SUCCESS;
+  return "";
 }
 
 }  // namespace
@@ -67,12 +76,13 @@ HostBytes read_part(MPI_Comm comm, const ArrayFile& file, std::uint64_t first, s
   int code = MPI_File_open(comm, file.path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &handle);
   if (code != MPI_SUCCESS) throw cli::InputError(file.path, "MPI-IO: " + mpi_error_text(code));
   const MPI_Offset start = static_cast<MPI_Offset>(file.data_offset + first * file.item_size);
-  code = in_pieces(items.size, [&](std::uint64_t offset, int length) {
-    return MPI_File_read_at(handle, start + static_cast<MPI_Offset>(offset),
-                            items.data.get() + offset, length, MPI_BYTE, MPI_STATUS_IGNORE);
-  });
+  const std::string problem =
+      in_pieces(items.size, "read", [&](std::uint64_t offset, int length, MPI_Status* status) {
+        return MPI_File_read_at(handle, start + static_cast<MPI_Offset>(offset),
+                                items.data.get() + offset, length, MPI_BYTE, status);
+      });
   MPI_File_close(&handle);
-  if (code != MPI_SUCCESS) throw cli::InputError(file.path, "cannot read: " + mpi_error_text(code));
+  if (!problem.empty()) throw cli::InputError(file.path, "cannot read: " + problem);
   return items;
 }
 
@@ -109,18 +119,17 @@ void SliceOutput::open() {
 
 void SliceOutput::write(std::uint64_t offset, const char* items, std::uint64_t count) {
   on_every_rank(comm_, "write output", [&] {
-    int code = MPI_SUCCESS;
-    if (rank_of(comm_) == 0 && !header_.empty())
-      code = MPI_File_write_at(handle_, 0, header_.data(), static_cast<int>(header_.size()),
-                               MPI_BYTE, MPI_STATUS_IGNORE);
-    const MPI_Offset start = static_cast<MPI_Offset>(header_.size() + offset * item_size_);
-    const int data_code = in_pieces(count * item_size_, [&](std::uint64_t at, int length) {
-      return MPI_File_write_at(handle_, start + static_cast<MPI_Offset>(at), items + at, length,
-                               MPI_BYTE, MPI_STATUS_IGNORE);
-    });
-    if (code == MPI_SUCCESS) code = data_code;
-    if (code != MPI_SUCCESS)
-      throw cli::InputError(destination_, "cannot write output: " + mpi_error_text(code));
+    const auto write_at = [&](MPI_Offset start, const char* data, std::uint64_t bytes) {
+      const std::string problem =
+          in_pieces(bytes, "written", [&](std::uint64_t at, int length, MPI_Status* status) {
+            return MPI_File_write_at(handle_, start + static_cast<MPI_Offset>(at), data + at,
+                                     length, MPI_BYTE, status);
+          });
+      if (!problem.empty()) throw cli::InputError(destination_, "cannot write output: " + problem);
+    };
+    if (rank_of(comm_) == 0) write_at(0, header_.data(), header_.size());
+    write_at(static_cast<MPI_Offset>(header_.size() + offset * item_size_), items,
+             count * item_size_);
   });
 }
 
