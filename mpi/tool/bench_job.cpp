@@ -128,6 +128,12 @@ struct HostSlice {
   std::uint64_t count = 0;
 };
 
+// The merge place as --merge names it.
+const char* merge_name(MergePlace place) {
+  if (place == MergePlace::host) return "host";
+  return place == MergePlace::device ? "device" : "auto";
+}
+
 Options options_of(const BenchArguments& args) {
   Options options;
   options.merge = args.merge;
@@ -280,7 +286,7 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log, std::os
       << args.value_bytes << "," << total << "," << wall << "," << median(local) << ","
       << median(splitters) << "," << median(exchanges) << "," << median(merges) << ","
       << median(all_to_all) << "," << model << "," << wall / model << ","
-      << (args.resident ? "device" : "host") << "\n";
+      << (args.resident ? "device" : "host") << "," << merge_name(args.merge) << "\n";
 }
 
 }  // namespace clsort::mpi
