@@ -21,6 +21,7 @@
 #include "../src/host_threads.hpp"
 #include "../src/selection.hpp"
 #include "../src/stopwatch.hpp"
+#include "merge_place_names.hpp"
 #include "phase_report.hpp"
 #include "rank_device.hpp"
 #include "slice_check.hpp"
@@ -127,12 +128,6 @@ struct HostSlice {
   HostBytes keys, values;
   std::uint64_t count = 0;
 };
-
-// The merge place as --merge names it.
-const char* merge_name(MergePlace place) {
-  if (place == MergePlace::host) return "host";
-  return place == MergePlace::device ? "device" : "auto";
-}
 
 Options options_of(const BenchArguments& args) {
   Options options;
@@ -286,7 +281,7 @@ void bench(MPI_Comm comm, const BenchArguments& args, std::ostream& log, std::os
       << args.value_bytes << "," << total << "," << wall << "," << median(local) << ","
       << median(splitters) << "," << median(exchanges) << "," << median(merges) << ","
       << median(all_to_all) << "," << model << "," << wall / model << ","
-      << (args.resident ? "device" : "host") << "," << merge_name(args.merge) << "\n";
+      << (args.resident ? "device" : "host") << "," << merge_place_name(args.merge) << "\n";
 }
 
 }  // namespace clsort::mpi

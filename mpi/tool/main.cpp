@@ -7,6 +7,7 @@
 
 #include "bench_job.hpp"
 #include "interrupt.hpp"
+#include "merge_place_names.hpp"
 #include "sort_job.hpp"
 
 namespace {
@@ -20,13 +21,7 @@ void add_merge_option(CLI::App* command, std::string& name) {
       ->add_option("--merge", name,
                    "Where each rank merges what it receives: auto (the host for CPU devices, "
                    "else the device), host or device")
-      ->check(CLI::IsMember({"auto", "host", "device"}));
-}
-
-clsort::mpi::MergePlace merge_place_named(const std::string& name) {
-  if (name == "host") return clsort::mpi::MergePlace::host;
-  if (name == "device") return clsort::mpi::MergePlace::device;
-  return clsort::mpi::MergePlace::automatic;
+      ->check(CLI::IsMember(clsort::mpi::merge_place_choices()));
 }
 
 void add_sort_command(CLI::App& app, SortArguments& args, std::string& merge_name) {
@@ -89,7 +84,7 @@ int run(int argc, char** argv, int rank) {
     return status == 0 ? 0 : 2;
   }
   try {
-    sort_args.merge = bench_args.merge = merge_place_named(merge_name);
+    sort_args.merge = bench_args.merge = clsort::mpi::merge_place_named(merge_name);
     if (app.got_subcommand("sort"))
       clsort::mpi::sort_file(MPI_COMM_WORLD, sort_args, std::cerr);
     else
