@@ -36,6 +36,12 @@ std::map<int, pid_t> ranks_of(pid_t mpirun) {
   return ranks;
 }
 
+std::string listing(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : " ") + name;
+  return text;
+}
+
 struct MpiCli : CliFixture {
   static std::string mpi_cli_path() {
     const char* moved = std::getenv("CLSORT_MPI_CLI");
@@ -79,9 +85,10 @@ struct MpiCli : CliFixture {
                                  " --type u32 -o " + output + " -q 2>/dev/null"});
   }
 
-  // Waits until the job's 2 ranks write `output` (its temporary file exists), then stops both
-  // with the temporary still there. Returns them by rank.
-  std::map<int, pid_t> stop_while_writing(pid_t mpirun, const std::string& output) const {
+  // Waits until the job's 2 ranks have created `output` (its temporary file exists, from before
+  // they read until they publish), then stops both with the temporary still there. Returns
+  // them by rank.
+  std::map<int, pid_t> stop_with_output_open(pid_t mpirun, const std::string& output) const {
     std::map<int, pid_t> ranks;
     for (int wait = 0; wait < 6000 && ranks.size() < 2; ++wait) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -94,7 +101,7 @@ struct MpiCli : CliFixture {
     for (const auto& [rank, pid] : ranks) ::kill(pid, SIGSTOP);
     if (any_file_named(files(), temporary)) return ranks;
     for (const auto& [rank, pid] : ranks) ::kill(pid, SIGCONT);  // let the job end
-    BOOST_FAIL("the ranks were not stopped while writing");
+    BOOST_FAIL("the ranks were not stopped with their output open");
     return {};
   }
 };
@@ -211,17 +218,19 @@ BOOST_FIXTURE_TEST_CASE(a_full_disk_fails_every_rank_and_leaves_nothing, MpiCli)
   BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == keys);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_rank_killed_while_writing_leaves_nothing, MpiCli) {
-  // Both ranks are stopped while the output's temporary file exists, rank 1 is terminated and
-  // both go on: rank 0 can never finish, and must remove the temporary once mpirun stops it.
+BOOST_FIXTURE_TEST_CASE(a_rank_killed_mid_job_leaves_nothing, MpiCli) {
+  // Both ranks are stopped while the output's temporary file exists (from before they read
+  // until they publish, seconds later), rank 1 is terminated and both go on: rank 0 can never
+  // finish, and must remove the temporary once mpirun stops it.
   const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1 << 24, 9);
   const std::string input = write_raw("k.u32", keys);
   RunningCli job = start_sort(input, path("out.u32"));
-  std::map<int, pid_t> ranks = stop_while_writing(job.pid, "out.u32");
+  std::map<int, pid_t> ranks = stop_with_output_open(job.pid, "out.u32");
   ::kill(ranks[1], SIGTERM);
   for (const auto& [rank, pid] : ranks) ::kill(pid, SIGCONT);
   BOOST_CHECK_NE(job.signal_and_wait(0), 0);  // no signal to mpirun: it aborts the job itself
-  BOOST_CHECK(files() == std::set<std::string>{"k.u32"});
+  const std::set<std::string> left = files();
+  BOOST_CHECK_MESSAGE(left == std::set<std::string>{"k.u32"}, "left: " << listing(left));
   BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == keys);
 }
 
@@ -232,10 +241,10 @@ BOOST_FIXTURE_TEST_CASE(an_interrupted_job_leaves_its_whole_output_or_nothing, M
   const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1 << 24, 10);
   const std::string input = write_raw("k.u32", keys);
   RunningCli job = start_sort(input, path("out.u32"));
-  stop_while_writing(job.pid, "out.u32");
+  stop_with_output_open(job.pid, "out.u32");
   BOOST_CHECK_NE(job.signal_and_wait(SIGINT), 0);
   const std::set<std::string> left = files();
-  BOOST_CHECK(!any_file_named(left, ".clsort-"));
+  BOOST_CHECK_MESSAGE(!any_file_named(left, ".clsort-"), "left: " << listing(left));
   if (left.count("out.u32")) BOOST_CHECK(read_raw<std::uint32_t>("out.u32") == expected_sort(keys));
   BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == keys);
 }

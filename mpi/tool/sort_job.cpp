@@ -118,6 +118,16 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
   const std::uint64_t total = inputs.keys.count;
   const std::uint64_t first = slice_start(total, ranks, me);
   const std::uint64_t count = slice_start(total, ranks, me + 1) - first;
+  const std::size_t value_bytes = inputs.values ? inputs.values->item_size : 0;
+  // The outputs are created before the work, so that an unwritable one fails the job at once.
+  SliceOutput sorted(comm, args.output, output_header(args.output, inputs.keys.descr, total),
+                     inputs.keys.item_size);
+  std::optional<SliceOutput> moved;
+  if (inputs.values)
+    moved.emplace(comm, *args.values_out,
+                  output_header(*args.values_out, inputs.values->descr, total), value_bytes);
+  sorted.open();
+  if (moved) moved->open();
   // Host buffers are touched on the rank's cores first: one thread's page faults would bound
   // reading into them and the exchange's copies.
   const unsigned threads = threads_per_rank(comm);
@@ -131,7 +141,6 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
 
   progress.show("sorting");
   const KeyType type = *inputs.keys.key_type;
-  const std::size_t value_bytes = inputs.values ? inputs.values->item_size : 0;
   Options options;
   options.sort.descending = args.descending;
   options.sort.begin_bit = args.begin_bit;
@@ -153,14 +162,6 @@ void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
 
   progress.show("writing");
   start = Clock::now();
-  SliceOutput sorted(comm, args.output, output_header(args.output, inputs.keys.descr, total),
-                     inputs.keys.item_size);
-  std::optional<SliceOutput> moved;
-  if (inputs.values)
-    moved.emplace(comm, *args.values_out,
-                  output_header(*args.values_out, inputs.values->descr, total), value_bytes);
-  sorted.open();
-  if (moved) moved->open();
   sorted.write(where.offset, slice_keys.data.get(), where.count);
   if (moved) moved->write(where.offset, slice_values.data.get(), where.count);
   sorted.close();
