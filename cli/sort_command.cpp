@@ -14,6 +14,7 @@
 
 #include "batch.hpp"
 #include "check.hpp"
+#include "file_clashes.hpp"
 #include "input_error.hpp"
 #include "memory_budget.hpp"
 
@@ -47,11 +48,6 @@ ReadOptions read_options(const SortArguments& args) {
   return read;
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code error;
-  return fs::equivalent(a, b, error);
-}
-
 // Where the sorted data of `input` goes: standard output, the input itself, -o, or -o's folder.
 std::string sorted_destination(const SortArguments& args, const std::string& input) {
   if (args.in_place) {
@@ -79,6 +75,10 @@ std::vector<FileTask> plan_tasks(const SortArguments& args) {
       throw UsageError("-o " + sorted + " is the input itself; use --in-place to replace it");
     if (sorted != "-" && !destinations.insert(fs::absolute(sorted).lexically_normal()).second)
       throw UsageError("two inputs would both be written to " + sorted);
+    refuse_clashing_files({{"the input", input}, {"--values", args.values.value_or("")}},
+                          {{"-o", args.in_place ? "" : sorted},
+                           {"--values-out", args.values_out.value_or("")},
+                           {"--argsort", args.argsort.value_or("")}});
     tasks.push_back(std::move(task));
   }
   return tasks;

@@ -55,7 +55,11 @@ BOOST_AUTO_TEST_CASE(in_place_replaces_each_input) {
 BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
   write_raw("k.u8", std::vector<std::uint8_t>{3, 1, 2});
   write_raw("j.u8", std::vector<std::uint8_t>{9, 8});
+  write_raw("v.u8", std::vector<std::uint8_t>{7, 6, 5});
+  fs::create_symlink(path("k.u8"), path("link.u8"));
   fs::create_directories(path("out"));
+  const std::string pairs =
+      "sort " + path("k.u8") + " --type u8 --values " + path("v.u8") + " --values-type u8 ";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"sort " + path("k.u8") + " --type u8 -o " + path("k.u8"), "is the input itself"},
       {"sort " + path("k.u8") + " " + path("j.u8") + " --type u8", "several inputs need -o"},
@@ -65,6 +69,14 @@ BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
        "would both be written to"},
       {"sort " + path("k.u8") + " --type u8 --in-place -o " + path("x"), "exclude each other"},
       {"sort - --type u8 --in-place", "standard input cannot be sorted --in-place"},
+      {pairs + "-o " + path("o.u8") + " --values-out " + path("out/../o.u8"),
+       "are one file: one output would overwrite the other"},
+      {pairs + "-o " + path("o.u8") + " --values-out " + path("v.u8"), "is --values"},
+      {pairs + "-o " + path("v.u8") + " --values-out " + path("w.u8"), "is --values"},
+      {pairs + "-o " + path("o.u8") + " --values-out " + path("link.u8"), "is the input"},
+      {pairs + "--in-place --values-out " + path("k.u8"), "is the input"},
+      {"sort " + path("k.u8") + " --type u8 -o " + path("o.u8") + " --argsort " + path("o.u8"),
+       "are one file"},
   };
   for (const auto& [arguments, message] : cases) {
     const Result r = run(arguments + " < /dev/null");
@@ -72,6 +84,9 @@ BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
     BOOST_TEST(has(r, message), arguments);
   }
   BOOST_TEST(read_raw<std::uint8_t>("k.u8") == std::vector<std::uint8_t>({3, 1, 2}));
+  BOOST_TEST(read_raw<std::uint8_t>("v.u8") == std::vector<std::uint8_t>({7, 6, 5}));
+  BOOST_TEST(!fs::exists(path("o.u8")));
+  BOOST_TEST(!fs::exists(path("w.u8")));
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_output_folder_is_an_error_per_file) {

@@ -164,6 +164,26 @@ BOOST_FIXTURE_TEST_CASE(an_unknown_merge_place_is_named, MpiCli) {
   BOOST_CHECK(files() == std::set<std::string>{"in.npy"});
 }
 
+BOOST_FIXTURE_TEST_CASE(outputs_over_inputs_or_each_other_are_refused, MpiCli) {
+  const std::string keys = write_raw("k.u32", std::vector<std::uint32_t>{3, 1, 2});
+  const std::string values = write_raw("v.u16", std::vector<std::uint16_t>{7, 6, 5});
+  const std::string pairs = keys + " --type u32 --values " + values + " --values-type u16 ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {keys + " --type u32 -o " + keys, "-o " + keys + " is the input"},
+      {pairs + "-o " + path("o") + " --values-out " + path("o"), "are one file"},
+      {pairs + "-o " + values + " --values-out " + path("w"), "-o " + values + " is --values"},
+      {pairs + "-o " + path("o") + " --values-out " + keys, "is the input"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const Result r = run_mpi(2, arguments);
+    BOOST_TEST(r.exit_code != 0, arguments);
+    BOOST_TEST(has(r, message), arguments);
+  }
+  BOOST_CHECK(files() == std::set<std::string>({"k.u32", "v.u16"}));
+  BOOST_CHECK(read_raw<std::uint16_t>("v.u16") == std::vector<std::uint16_t>({7, 6, 5}));
+  BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == std::vector<std::uint32_t>({3, 1, 2}));
+}
+
 BOOST_FIXTURE_TEST_CASE(a_missing_input_fails_every_rank, MpiCli) {
   const Result r = run_mpi(3, path("absent.npy") + " -o " + path("out.npy"));
   BOOST_CHECK_NE(r.exit_code, 0);

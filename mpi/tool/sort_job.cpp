@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <iomanip>
 #include <optional>
 
@@ -14,6 +13,7 @@
 #include "../src/host_threads.hpp"
 #include "../src/selection.hpp"
 #include "../src/stopwatch.hpp"
+#include "file_clashes.hpp"
 #include "input_error.hpp"
 #include "mpi_files.hpp"
 #include "phase_report.hpp"
@@ -29,16 +29,9 @@ struct Inputs {
   std::optional<ArrayFile> values;
 };
 
-// -o naming the input would replace it before every rank has read its part.
-void refuse_output_over_input(const std::string& input, const std::string& output) {
-  std::error_code error;
-  if (std::filesystem::equivalent(input, output, error))
-    throw cli::InputError(output, "is the input " + input + " itself; choose another -o");
-}
-
 Inputs describe_inputs(const SortArguments& args) {
-  refuse_output_over_input(args.input, args.output);
-  if (args.values) refuse_output_over_input(*args.values, *args.values_out);
+  cli::refuse_clashing_files({{"the input", args.input}, {"--values", args.values.value_or("")}},
+                             {{"-o", args.output}, {"--values-out", args.values_out.value_or("")}});
   Inputs inputs{describe_array(args.input, {std::nullopt, args.type, "--type", {}, 0}), {}};
   const ArrayFile& keys = inputs.keys;
   if (!keys.key_type || keys.item_size != key_size(*keys.key_type))
