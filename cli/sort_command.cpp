@@ -14,9 +14,9 @@
 
 #include "batch.hpp"
 #include "check.hpp"
-#include "file_clashes.hpp"
 #include "input_error.hpp"
 #include "memory_budget.hpp"
+#include "output_paths.hpp"
 
 namespace clsort::cli {
 namespace {
@@ -75,10 +75,10 @@ std::vector<FileTask> plan_tasks(const SortArguments& args) {
       throw UsageError("-o " + sorted + " is the input itself; use --in-place to replace it");
     if (sorted != "-" && !destinations.insert(fs::absolute(sorted).lexically_normal()).second)
       throw UsageError("two inputs would both be written to " + sorted);
-    refuse_clashing_files({{"the input", input}, {"--values", args.values.value_or("")}},
-                          {{"-o", args.in_place ? "" : sorted},
-                           {"--values-out", args.values_out.value_or("")},
-                           {"--argsort", args.argsort.value_or("")}});
+    refuse_bad_output_paths({{"the input", input}, {"--values", args.values.value_or("")}},
+                            {{"-o", args.in_place ? "" : sorted},
+                             {"--values-out", args.values_out.value_or("")},
+                             {"--argsort", args.argsort.value_or("")}});
     tasks.push_back(std::move(task));
   }
   return tasks;

@@ -77,6 +77,7 @@ BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
       {pairs + "--in-place --values-out " + path("k.u8"), "is the input"},
       {"sort " + path("k.u8") + " --type u8 -o " + path("o.u8") + " --argsort " + path("o.u8"),
        "are one file"},
+      {pairs + "-o " + path("out") + " --values-out " + path("out"), "is a folder; name a file"},
   };
   for (const auto& [arguments, message] : cases) {
     const Result r = run(arguments + " < /dev/null");
@@ -87,6 +88,7 @@ BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
   BOOST_TEST(read_raw<std::uint8_t>("v.u8") == std::vector<std::uint8_t>({7, 6, 5}));
   BOOST_TEST(!fs::exists(path("o.u8")));
   BOOST_TEST(!fs::exists(path("w.u8")));
+  BOOST_TEST(fs::is_empty(path("out")));
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_output_folder_is_an_error_per_file) {

@@ -138,6 +138,11 @@ BOOST_FIXTURE_TEST_CASE(outputs_equal_the_single_process_sort, MpiCli) {
     expect_same_as_clsort(ranks, empty, "out-empty.npy", "");
     expect_same_as_clsort(ranks, two, "out-two.i8", "--type i8");  // fewer keys than ranks
   }
+  // -o FOLDER: the output goes there under the input's name.
+  fs::create_directories(path("sorted"));
+  const Result into_folder = run_mpi(2, u32 + " -o " + path("sorted") + " -q");
+  BOOST_REQUIRE_MESSAGE(into_folder.exit_code == 0, into_folder.output);
+  BOOST_CHECK(read("sorted/u32.npy") == read("out-u32.npy"));
 }
 
 BOOST_FIXTURE_TEST_CASE(both_merge_places_equal_the_single_process_sort, MpiCli) {
@@ -173,13 +178,16 @@ BOOST_FIXTURE_TEST_CASE(outputs_over_inputs_or_each_other_are_refused, MpiCli) {
       {pairs + "-o " + path("o") + " --values-out " + path("o"), "are one file"},
       {pairs + "-o " + values + " --values-out " + path("w"), "-o " + values + " is --values"},
       {pairs + "-o " + path("o") + " --values-out " + keys, "is the input"},
+      {pairs + "-o " + path("o") + " --values-out " + path("folder"), "is a folder"},
   };
+  fs::create_directories(path("folder"));
   for (const auto& [arguments, message] : cases) {
     const Result r = run_mpi(2, arguments);
     BOOST_TEST(r.exit_code != 0, arguments);
     BOOST_TEST(has(r, message), arguments);
   }
-  BOOST_CHECK(files() == std::set<std::string>({"k.u32", "v.u16"}));
+  BOOST_CHECK(files() == std::set<std::string>({"folder", "k.u32", "v.u16"}));
+  BOOST_CHECK(fs::is_empty(path("folder")));
   BOOST_CHECK(read_raw<std::uint16_t>("v.u16") == std::vector<std::uint16_t>({7, 6, 5}));
   BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == std::vector<std::uint32_t>({3, 1, 2}));
 }

@@ -29,7 +29,10 @@ void add_sort_command(CLI::App& app, SortArguments& args, std::string& merge_nam
       "sort", "Sort one .npy or raw file with every rank; the output appears once all succeed");
   sort->add_option("input", args.input, "The keys (.npy or raw), visible to every rank")
       ->required();
-  sort->add_option("-o,--output", args.output, "The sorted keys (.npy: with a header)")->required();
+  sort->add_option(
+          "-o,--output", args.output,
+          "The sorted keys (.npy: with a header), or a folder for them under the input's name")
+      ->required();
   sort->add_option("--type", args.type,
                    "Key type of a raw input (u8 ... u64, i8 ... i64, f32, f64)");
   sort->add_option("--values", args.values, "Values moved with the keys (.npy or raw)");

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <optional>
 
@@ -13,9 +14,9 @@
 #include "../src/host_threads.hpp"
 #include "../src/selection.hpp"
 #include "../src/stopwatch.hpp"
-#include "file_clashes.hpp"
 #include "input_error.hpp"
 #include "mpi_files.hpp"
+#include "output_paths.hpp"
 #include "phase_report.hpp"
 #include "rank_device.hpp"
 
@@ -29,9 +30,18 @@ struct Inputs {
   std::optional<ArrayFile> values;
 };
 
+// -o naming a folder puts the output there under the input's name, as clsort does.
+SortArguments with_output_file(SortArguments args) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(args.output))
+    args.output = (fs::path(args.output) / fs::path(args.input).filename()).string();
+  return args;
+}
+
 Inputs describe_inputs(const SortArguments& args) {
-  cli::refuse_clashing_files({{"the input", args.input}, {"--values", args.values.value_or("")}},
-                             {{"-o", args.output}, {"--values-out", args.values_out.value_or("")}});
+  cli::refuse_bad_output_paths(
+      {{"the input", args.input}, {"--values", args.values.value_or("")}},
+      {{"-o", args.output}, {"--values-out", args.values_out.value_or("")}});
   Inputs inputs{describe_array(args.input, {std::nullopt, args.type, "--type", {}, 0}), {}};
   const ArrayFile& keys = inputs.keys;
   if (!keys.key_type || keys.item_size != key_size(*keys.key_type))
@@ -91,7 +101,8 @@ void report(std::ostream& log, const SortArguments& args, KeyType type, const Su
 
 }  // namespace
 
-void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log) {
+void sort_file(MPI_Comm comm, const SortArguments& given, std::ostream& log) {
+  const SortArguments args = with_output_file(given);
   const int ranks = size_of(comm), me = rank_of(comm);
   const auto started = Clock::now();
   ProgressLine progress(me == 0, args.quiet, log);

@@ -29,8 +29,9 @@ struct SortArguments {
   MergePlace merge = MergePlace::automatic;
 };
 
-/// Sorts args.input into args.output (and its values) on every rank of `comm`; rank 0 reports
-/// on `log`. Throws clsort::Error on every rank when any rank fails (no output is left then).
+/// Sorts args.input into args.output (a file, or a folder to hold it under the input's name) and
+/// its values on every rank of `comm`; rank 0 reports on `log`. Throws clsort::Error on every
+/// rank when any rank fails (no output is left then).
 void sort_file(MPI_Comm comm, const SortArguments& args, std::ostream& log);
 
 }  // namespace clsort::mpi

@@ -1,5 +1,5 @@
-// Outputs compared with the inputs and with one another, as files rather than as strings.
-#include "file_clashes.hpp"
+// Outputs checked against the inputs, one another and folders, as files rather than as strings.
+#include "output_paths.hpp"
 
 #include <filesystem>
 
@@ -26,11 +26,13 @@ bool same_file(const std::string& a, const std::string& b) {
   return !error && resolved_a == resolved_b;
 }
 
-void refuse_clashing_files(const std::vector<NamedFile>& inputs,
-                           const std::vector<NamedFile>& outputs) {
+void refuse_bad_output_paths(const std::vector<NamedFile>& inputs,
+                             const std::vector<NamedFile>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const NamedFile& output = outputs[i];
     if (!names_a_file(output)) continue;
+    if (fs::is_directory(output.path))
+      throw UsageError(output.option + " " + output.path + " is a folder; name a file");
     for (const NamedFile& input : inputs)
       if (names_a_file(input) && same_file(output.path, input.path))
         throw UsageError(output.option + " " + output.path + " is " + input.option + " " +
