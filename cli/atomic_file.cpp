@@ -16,9 +16,35 @@
 
 namespace clsort::cli {
 
-AtomicFile::AtomicFile(std::string destination) : destination_(std::move(destination)) {
-  const std::filesystem::path target(destination_);
-  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+namespace {
+
+namespace fs = std::filesystem;
+
+// The file that a destination names: a symbolic link is followed, so that the file it points
+// to gets the output and the link stays a link.
+fs::path rename_target(const std::string& destination) {
+  std::error_code error;
+  if (!fs::is_symlink(destination, error)) return destination;
+  const fs::path target = fs::weakly_canonical(destination, error);
+  if (error)
+    throw InputError(destination,
+                     "cannot create output: cannot follow the link: " + error.message());
+  return target;
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::string destination)
+    : destination_(std::move(destination)), target_(rename_target(destination_)) {
+  const fs::path target(target_);
+  std::error_code error;
+  const fs::file_status existing = fs::status(target, error);
+  // A rename would replace a device, FIFO or socket (as root, /dev/null) with a plain file.
+  if (fs::exists(existing) && !fs::is_regular_file(existing))
+    throw InputError(destination_,
+                     "cannot create output: not a regular file, which renaming the output over "
+                     "would replace");
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : ".";
   std::string pattern = (folder / ("." + target.filename().string() + ".clsort-XXXXXX")).string();
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
@@ -69,8 +95,7 @@ void AtomicFile::commit() {
   fd_ = -1;
   if (::close(fd) != 0) fail("cannot close output");
   publish_temporary(temporary_, [&] {
-    if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
-      fail("cannot move output into place");
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) fail("cannot move output into place");
   });
   temporary_.clear();
 }

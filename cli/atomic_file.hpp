@@ -8,9 +8,11 @@
 namespace clsort::cli {
 
 /// Writes to a temporary file in the destination's folder; commit() flushes, fsyncs and renames
-/// it into place. Destroyed without commit(), or on an interrupt, it removes the temporary file.
-/// Written data is handed to the disk as it comes (sync_file_range), so that the fsync at the
-/// end waits for little more than the last blocks.
+/// it into place. A destination that is a symbolic link gets the output in the file it names
+/// (the link stays); one that exists and is not a regular file (a device, a FIFO, a folder) is
+/// refused, since the rename would replace it. Destroyed without commit(), or on an interrupt, it
+/// removes the temporary file. Written data is handed to the disk as it comes (sync_file_range), so
+/// that the fsync at the end waits for little more than the last blocks.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string destination);
@@ -29,8 +31,9 @@ class AtomicFile {
 
  private:
   [[noreturn]] void fail(const std::string& problem);
-  std::string destination_;
   void start_writeback();
+  std::string destination_;  // as given, for messages
+  std::string target_;       // what the output is renamed onto: links followed
   std::string temporary_;
   int fd_ = -1;
   std::uint64_t written_ = 0;       // bytes appended by write()

@@ -1,10 +1,12 @@
 // Output writers: npy headers (patched for --unique), positions narrowed to u32, text lines.
 #include "output_files.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "fd_io.hpp"
 #include "input_error.hpp"
@@ -31,14 +33,33 @@ FileFormat output_format(const std::string& path, FileFormat input) {
   return format_of_path(path) == FileFormat::npy ? FileFormat::npy : FileFormat::raw;
 }
 
+bool is_stream_device(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  return std::filesystem::is_character_file(status) || std::filesystem::is_fifo(status);
+}
+
 OutputStream::OutputStream(const std::string& path)
     : name_(path == "-" ? "standard output" : path) {
-  if (path != "-") file_ = std::make_unique<AtomicFile>(path);
+  if (path == "-") {
+    stream_ = STDOUT_FILENO;
+  } else if (is_stream_device(path)) {
+    stream_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (stream_ < 0)
+      throw InputError(name_, std::string("cannot open output: ") + std::strerror(errno));
+    owns_stream_ = true;
+  } else {
+    file_ = std::make_unique<AtomicFile>(path);
+  }
+}
+
+OutputStream::~OutputStream() {
+  if (owns_stream_) ::close(stream_);
 }
 
 void OutputStream::write(const char* data, std::size_t bytes) {
   if (file_) return file_->write(data, bytes);
-  if (!write_fully(STDOUT_FILENO, data, bytes))
+  if (!write_fully(stream_, data, bytes))
     throw InputError(name_, std::string("cannot write: ") + std::strerror(errno));
 }
 
@@ -46,8 +67,7 @@ void OutputStream::write_at(std::uint64_t offset, std::string_view bytes) {
   if (!file_)
     throw InputError(name_,
                      "--unique on an input larger than the memory budget cannot write a "
-                     ".npy to standard output (its length is known only at the end); "
-                     "give -o FILE");
+                     ".npy to a stream (its length is known only at the end); give -o FILE");
   file_->write_at(offset, bytes);
 }
 

@@ -18,10 +18,18 @@ namespace clsort::cli {
 /// otherwise .npy by extension, else raw.
 FileFormat output_format(const std::string& path, FileFormat input);
 
-/// Bytes written to a path (an AtomicFile) or to standard output ("-", not atomic).
+/// Whether `path` is a character device or a FIFO (such as /dev/null or a named pipe): outputs
+/// are written into it as a stream rather than renamed over it.
+bool is_stream_device(const std::string& path);
+
+/// Bytes written to a path (an AtomicFile), or as a stream (not atomic) to standard output
+/// ("-") or a path that is_stream_device.
 class OutputStream {
  public:
   explicit OutputStream(const std::string& path);
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
   void write(const char* data, std::size_t bytes);
   /// Overwrites bytes at `offset` (files only: a header whose counts are known last).
   void write_at(std::uint64_t offset, std::string_view bytes);
@@ -30,6 +38,8 @@ class OutputStream {
 
  private:
   std::unique_ptr<AtomicFile> file_;
+  int stream_ = -1;  // without file_: standard output or an opened stream device
+  bool owns_stream_ = false;
   std::string name_;
 };
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "input_error.hpp"
+#include "output_files.hpp"
 
 namespace clsort::cli {
 namespace {
@@ -30,7 +31,7 @@ void refuse_bad_output_paths(const std::vector<NamedFile>& inputs,
                              const std::vector<NamedFile>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const NamedFile& output = outputs[i];
-    if (!names_a_file(output)) continue;
+    if (!names_a_file(output) || is_stream_device(output.path)) continue;  // written, not replaced
     if (fs::is_directory(output.path))
       throw UsageError(output.option + " " + output.path + " is a folder; name a file");
     for (const NamedFile& input : inputs)

@@ -1,7 +1,11 @@
 // End-to-end tests of CLI batches: many inputs, one bad among them, --in-place, and interrupts.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <boost/test/unit_test.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "support/cli_fixture.hpp"
@@ -89,6 +93,35 @@ BOOST_AUTO_TEST_CASE(outputs_never_overwrite_inputs_by_accident) {
   BOOST_TEST(!fs::exists(path("o.u8")));
   BOOST_TEST(!fs::exists(path("w.u8")));
   BOOST_TEST(fs::is_empty(path("out")));
+}
+
+BOOST_AUTO_TEST_CASE(outputs_go_through_links_and_into_streams) {
+  // A link's file gets the output and the link stays; a FIFO and a character device (a null
+  // device made here, never the system's) are written into, never replaced by a plain file
+  // (which would leave the FIFO's reader waiting: `timeout` ends it).
+  const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 1001, 36);
+  const std::string sort = "sort " + write_raw("k.u32", keys) + " --type u32 -q -o ";
+  write_raw("target.u32", std::vector<std::uint32_t>{1});
+  fs::create_symlink(path("target.u32"), path("link.u32"));
+  const Result linked = run(sort + path("link.u32"));
+  BOOST_TEST(linked.exit_code == 0, linked.output);
+  BOOST_TEST(fs::is_symlink(path("link.u32")));
+  BOOST_TEST(read_raw<std::uint32_t>("target.u32") == expected_sort(keys));
+
+  BOOST_REQUIRE(::mkfifo(path("fifo").c_str(), 0600) == 0);
+  const Result piped =
+      run_shell("timeout 60 cat " + path("fifo") + " > " + path("from-fifo.u32") + " & " +
+                cli_path() + " " + sort + path("fifo") + " 2>&1; status=$?; wait; exit $status");
+  BOOST_TEST(piped.exit_code == 0, piped.output);
+  BOOST_TEST(fs::is_fifo(path("fifo")));
+  BOOST_TEST(read_raw<std::uint32_t>("from-fifo.u32") == expected_sort(keys));
+
+  BOOST_REQUIRE_MESSAGE(::mknod(path("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0,
+                        "mknod (run as root): " << std::strerror(errno));
+  const Result discarded = run(sort + path("null") + " --argsort " + path("null"));
+  BOOST_TEST(discarded.exit_code == 0, discarded.output);
+  BOOST_TEST(fs::is_character_file(path("null")));
+  BOOST_TEST(read_raw<std::uint32_t>("k.u32") == keys);
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_output_folder_is_an_error_per_file) {

@@ -3,8 +3,13 @@
 // untouched.
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -190,6 +195,27 @@ BOOST_FIXTURE_TEST_CASE(outputs_over_inputs_or_each_other_are_refused, MpiCli) {
   BOOST_CHECK(fs::is_empty(path("folder")));
   BOOST_CHECK(read_raw<std::uint16_t>("v.u16") == std::vector<std::uint16_t>({7, 6, 5}));
   BOOST_CHECK(read_raw<std::uint32_t>("k.u32") == std::vector<std::uint32_t>({3, 1, 2}));
+}
+
+BOOST_FIXTURE_TEST_CASE(links_are_followed_and_devices_refused, MpiCli) {
+  // A link's file gets the output and the link stays; a device is refused before any work (a
+  // rename would replace it; a null device made here, never the system's).
+  const auto keys = make_keys<std::uint32_t>(Distribution::uniform, 3001, 12);
+  const std::string sort = write_raw("k.u32", keys) + " --type u32 -q -o ";
+  write_raw("target.u32", std::vector<std::uint32_t>{1});
+  fs::create_symlink(path("target.u32"), path("link.u32"));
+  const Result linked = run_mpi(2, sort + path("link.u32"));
+  BOOST_TEST(linked.exit_code == 0, linked.output);
+  BOOST_TEST(fs::is_symlink(path("link.u32")));
+  BOOST_TEST(read_raw<std::uint32_t>("target.u32") == expected_sort(keys));
+
+  BOOST_REQUIRE_MESSAGE(::mknod(path("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0,
+                        "mknod (run as root): " << std::strerror(errno));
+  const Result refused = run_mpi(2, sort + path("null"));
+  BOOST_TEST(refused.exit_code != 0);
+  BOOST_TEST(has(refused, "null: cannot create output: not a regular file"));
+  BOOST_TEST(fs::is_character_file(path("null")));
+  BOOST_CHECK(files() == std::set<std::string>({"k.u32", "link.u32", "null", "target.u32"}));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_missing_input_fails_every_rank, MpiCli) {
