@@ -3,6 +3,8 @@
 // configs/.
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -81,6 +83,32 @@ BOOST_AUTO_TEST_CASE(round_trip_and_class_lookup) {
   BOOST_TEST(!loaded.params_for(KeyType::u32, 4, 1000).has_value());
   BOOST_TEST(!loaded.params_for(KeyType::u64, 0, 1000).has_value());
   BOOST_TEST(profile_file_name(original.device).find(".json") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(saving_follows_links_and_writes_into_fifos) {
+  const Profile original = sample();
+  const fs::path target = folder / "target.json", link = folder / "link.json";
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, link);
+  save_profile(original, link.string());
+  BOOST_TEST(fs::is_symlink(link));
+  BOOST_TEST((load_profile(target.string()).device == original.device));
+
+  // A FIFO stays a FIFO, and its reader gets the profile. The reader opens it first, without
+  // waiting for a writer, and the profile fits the pipe's buffer: nothing blocks.
+  const fs::path fifo = folder / "fifo";
+  BOOST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  BOOST_REQUIRE(reader >= 0);
+  save_profile(original, fifo.string());
+  std::string through_fifo;
+  char buffer[4096];
+  for (ssize_t got; (got = ::read(reader, buffer, sizeof buffer)) > 0;)
+    through_fifo.append(buffer, static_cast<std::size_t>(got));
+  ::close(reader);
+  BOOST_TEST(fs::is_fifo(fifo));
+  std::ofstream(folder / "copy.json") << through_fifo;
+  BOOST_TEST((load_profile((folder / "copy.json").string()).device == original.device));
 }
 
 BOOST_AUTO_TEST_CASE(unusable_profiles_are_explained) {

@@ -254,18 +254,38 @@ Profile load_profile(const std::string& path) {
   return profile;
 }
 
-void save_profile(const Profile& profile, const std::string& path) {
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary);
-    out << json(profile).dump(2) << "\n";
-    out.flush();
-    if (!out) throw Error("profile", path + ": cannot write");
-  }
+namespace {
+
+// A link is followed, so that the file it names gets the profile and the link stays.
+fs::path followed(const std::string& path) {
   std::error_code error;
-  fs::rename(temporary, path, error);
+  if (!fs::is_symlink(path, error)) return path;
+  const fs::path target = fs::weakly_canonical(path, error);
+  if (error) throw Error("profile", path + ": cannot follow the link: " + error.message());
+  return target;
+}
+
+void write_text(const fs::path& file, const std::string& text, const std::string& path) {
+  std::ofstream out(file);
+  out << text;
+  out.flush();
+  if (!out) throw Error("profile", path + ": cannot write");
+}
+
+}  // namespace
+
+void save_profile(const Profile& profile, const std::string& path) {
+  const std::string text = json(profile).dump(2) + "\n";
+  const fs::path target = followed(path);
+  std::error_code error;
+  const fs::file_status existing = fs::status(target, error);
+  // A device or FIFO (/dev/stdout, a pipe) is written into: a rename would replace it.
+  if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_directory(existing))
+    return write_text(target, text, path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  const std::string temporary = target.string() + ".tmp-" + std::to_string(::getpid());
+  write_text(temporary, text, path);
+  fs::rename(temporary, target, error);
   if (error) {
     fs::remove(temporary);
     throw Error("profile", path + ": cannot move into place: " + error.message());

@@ -93,7 +93,8 @@ void from_json(const nlohmann::json& json, Profile& profile);
 /// kernel hash. Throws clsort::Error ("profile: FILE: problem") otherwise.
 Profile load_profile(const std::string& path);
 
-/// Writes a profile atomically (a temporary file renamed into place); creates the folder.
+/// Writes a profile atomically (a temporary file renamed into place); creates the folder. A
+/// symbolic link gets the profile in the file it names; a device or FIFO is written into.
 void save_profile(const Profile& profile, const std::string& path);
 
 /// Where the tuner writes by default: $XDG_DATA_HOME/clsort/profiles, else
