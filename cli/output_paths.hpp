@@ -18,8 +18,9 @@ bool same_file(const std::string& a, const std::string& b);
 
 /// Throws UsageError naming the options when an output is one of the inputs (it would be
 /// replaced), two outputs are one file (one would be lost), compared by same_file, or an output
-/// is an existing folder (found only once every other output had appeared). Empty paths and
-/// streams ("-", a character device such as /dev/null, a FIFO) are never refused.
+/// is an existing folder (its rename would fail only after the work, perhaps after the other
+/// outputs had appeared). Empty paths and streams ("-", a character device such as /dev/null, a
+/// FIFO) are never refused.
 void refuse_bad_output_paths(const std::vector<NamedFile>& inputs,
                              const std::vector<NamedFile>& outputs);
 
