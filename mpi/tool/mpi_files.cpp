@@ -100,24 +100,26 @@ SliceOutput::~SliceOutput() {
   // file_ (rank 0) removes the temporary file unless it was published.
 }
 
-void SliceOutput::open() {
+void SliceOutput::create() {
   const bool root = rank_of(comm_) == 0;
   on_every_rank(comm_, "create output", [&] {
     if (root) file_ = std::make_unique<cli::AtomicFile>(destination_);
   });
-  std::string temporary = root ? file_->temporary() : std::string();
-  unsigned long long length = temporary.size();
+  temporary_ = root ? file_->temporary() : std::string();
+  unsigned long long length = temporary_.size();
   MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
-  temporary.resize(length);
-  MPI_Bcast(temporary.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
-  on_every_rank(comm_, "open output", [&] {
-    const int code =
-        MPI_File_open(comm_, temporary.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &handle_);
-    if (code != MPI_SUCCESS) throw cli::InputError(destination_, "MPI-IO: " + mpi_error_text(code));
-  });
+  temporary_.resize(length);
+  MPI_Bcast(temporary_.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
 }
 
 void SliceOutput::write(std::uint64_t offset, const char* items, std::uint64_t count) {
+  if (handle_ == MPI_FILE_NULL)  // the same on every rank
+    on_every_rank(comm_, "open output", [&] {
+      const int code =
+          MPI_File_open(comm_, temporary_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &handle_);
+      if (code != MPI_SUCCESS)
+        throw cli::InputError(destination_, "MPI-IO: " + mpi_error_text(code));
+    });
   on_every_rank(comm_, "write output", [&] {
     const auto write_at = [&](MPI_Offset start, const char* data, std::uint64_t bytes) {
       const std::string problem =

@@ -49,9 +49,12 @@ class SliceOutput {
   SliceOutput(const SliceOutput&) = delete;
   SliceOutput& operator=(const SliceOutput&) = delete;
 
-  /// Creates the temporary file (rank 0) and opens it on every rank.
-  void open();
-  /// Writes `count` items at global item position `offset`, and the header on rank 0.
+  /// Creates the temporary file (rank 0), so that an unwritable destination fails the job
+  /// before its work.
+  void create();
+  /// Opens the file on every rank (the first time) and writes `count` items at global item position
+  /// `offset`, and the header on rank 0. The file is opened only now: MPI_File_close, which an
+  /// error on one rank would run on that rank alone while unwinding, is collective.
   void write(std::uint64_t offset, const char* items, std::uint64_t count);
   /// Flushes and closes the file on every rank.
   void close();
@@ -64,6 +67,7 @@ class SliceOutput {
   std::string header_;
   std::size_t item_size_;
   std::unique_ptr<cli::AtomicFile> file_;  // rank 0
+  std::string temporary_;                  // file_'s path, on every rank
   MPI_File handle_ = MPI_FILE_NULL;
 };
 

@@ -130,8 +130,8 @@ void sort_file(MPI_Comm comm, const SortArguments& given, std::ostream& log) {
   if (inputs.values)
     moved.emplace(comm, *args.values_out,
                   output_header(*args.values_out, inputs.values->descr, total), value_bytes);
-  sorted.open();
-  if (moved) moved->open();
+  sorted.create();
+  if (moved) moved->create();
   // Host buffers are touched on the rank's cores first: one thread's page faults would bound
   // reading into them and the exchange's copies.
   const unsigned threads = threads_per_rank(comm);
