@@ -4,9 +4,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -95,6 +98,14 @@ struct CliFixture {
     for (const auto& entry : fs::directory_iterator(folder))
       names.insert(entry.path().filename().string());
     return names;
+  }
+
+  // A null device (like /dev/null) of the folder's own, so that an output that replaced its
+  // device would never touch the system's. Needs root, as the CLI tests run.
+  std::string make_null_device(const std::string& name) const {
+    BOOST_REQUIRE_MESSAGE(::mknod(path(name).c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0,
+                          "mknod (run as root): " << std::strerror(errno));
+    return path(name);
   }
 };
 
