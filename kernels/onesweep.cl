@@ -13,6 +13,20 @@ void onesweep_pass(__global const key_t* keys_in, __global key_t* keys_out,
 {% endif %}
                    offset_t n, uint shift, uint mask, uint descending,
                    uint pass, uint run, uint tiles, __global const uint* hist,
-                   volatile __global uint* both_status, __global uint* ticket) {
+                   volatile __global uint* both_status, __global uint* ticket
+{% if portions %}
+                   , offset_t sort_n, offset_t portion_begin, uint portion, uint largest_tiles,
+                   __global uint* carried
+{% endif %}
+                   ) {
+{% if portions %}
+  /* A portion of a sort of more keys than the look-back counts hold: n keys from key
+     portion_begin of sort_n. Launches of the portions in order make up one pass; the last tile
+     of each carries its digits' counts to the next (`carried`, two rows of RADIX). */
+  keys_in += portion_begin;
+{% if value_bytes > 0 %}
+  values_in += portion_begin;
+{% endif %}
+{% endif %}
 {% include "onesweep_tile_pass.cl" %}
 }

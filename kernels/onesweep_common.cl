@@ -69,7 +69,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit, uint end_bit,
                           uint passes, uint descending, __global uint* hist,
                           __global uint* next_hist, __global uint* first_status,
-                          offset_t first_status_words) {
+                          offset_t first_status_words
+{% if portions %}
+                          , offset_t first_key /* counts keys[first_key, first_key + n) */
+{% endif %}
+                          ) {
+{% if portions %}
+  keys += first_key;
+{% endif %}
   __local uint counts[PASSES_MAX * RADIX];
   const uint lid = get_local_id(0);
   for (uint i = lid; i < passes * RADIX; i += WG) counts[i] = 0;

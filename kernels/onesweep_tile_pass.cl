@@ -2,15 +2,26 @@
    kernel's outermost scope, where its local arrays must be declared. The kernel provides keys_in,
    keys_out (values_in, values_out), n, shift, mask, descending, pass, run, tiles, hist,
    both_status and, with `fused`, the work-group's ticket group_ticket (tile group_ticket % tiles);
-   else it draws the tile from `ticket`. Each work-group counts its tile's digits and publishes
+   else it draws the tile from `ticket`. With `portions` (sorts of more keys than the look-back
+   counts hold), keys_in and values_in start at key portion_begin of the sort's sort_n keys, and
+   the kernel provides those, the portion's number, largest_tiles (the tiles of the largest
+   portion) and carried. Each work-group counts its tile's digits and publishes
    the counts, ranks its keys stably to their slots in the tile's digit order, looks back over
    earlier tiles for its global offsets, then writes its keys (and values) in slot order so that
    neighbouring work-items write neighbouring addresses. #}
   __global const uint* digit_counts = hist + pass * RADIX;
+{% if not portions %}
+  const offset_t sort_n = n, portion_begin = 0; /* one launch sorts every key */
+{% endif %}
   /* Runs (the passes not skipped) alternate between two status regions; each tile zeroes its
      row of the other one, which the next run uses, so no fill comes between passes. */
-  volatile __global uint* status = both_status + (offset_t)(run & 1) * tiles * RADIX;
-  volatile __global uint* next_status = both_status + (offset_t)(~run & 1) * tiles * RADIX;
+{% if portions %}
+  const uint region_rows = largest_tiles; /* each portion's regions lie where the largest's do */
+{% else %}
+  const uint region_rows = tiles;
+{% endif %}
+  volatile __global uint* status = both_status + (offset_t)(run & 1) * region_rows * RADIX;
+  volatile __global uint* next_status = both_status + (offset_t)(~run & 1) * region_rows * RADIX;
   __local uint tile_id;
 {% if compact_digit_tables %}
   /* Work-item lid owns digit lid (RADIX == WG): its tile count and first slot stay in its
@@ -23,8 +34,9 @@
   __local uint partial[WG];
 {% endif %}
   /* The pass's first slot of each digit (its exclusive scan of digit_counts), then that minus
-     the tile's first slot: where the tile's slot i of the digit goes in keys_out. */
-  __local int global_minus_local[RADIX];
+     the tile's first slot: where the tile's slot i of the digit goes in keys_out. Sums wrap
+     modulo 2^32, which holds every position. */
+  __local uint global_minus_local[RADIX];
   /* The tile's keys in slot order, then its values once the keys are written out; with
      warp_match ranking that does not scatter while ranking, the warps' digit masks first. */
   __local {{ tile_storage }} tile_buffer[{{ tile_buffer_elements }}];
@@ -37,7 +49,7 @@
 #if defined(WARP) && RADIX == WG
   const uint pass_count = digit_counts[lid];
 #else
-  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] = (int)digit_counts[d];
+  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] = digit_counts[d];
 #endif
   if (lid == 0) {
 {% if fused %}
@@ -94,7 +106,13 @@
   key_t keys[EPT];
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
-  for (uint d = lid; d < RADIX; d += WG) next_status[(offset_t)tile * RADIX + d] = 0;
+{% if portions %}
+  /* The next launch may sort a larger portion than this one: every row of the region is cleared. */
+  for (uint row = tile; row < region_rows; row += tiles)
+{% else %}
+  const uint row = tile;
+{% endif %}
+    for (uint d = lid; d < RADIX; d += WG) next_status[(offset_t)row * RADIX + d] = 0;
 
 {% if copy_constant_passes %}
   /* A pass whose digit is the same for every key would only copy: every work-group sees so in
@@ -102,13 +120,13 @@
      passes first (this run's status rows stay as the previous run zeroed them). GPUs only:
      PoCL 3.1 miscompiles a work-group-uniform return ahead of barriers (wrong orders and
      crashes with 2-digit passes), so elsewhere a constant pass runs like any other. */
-  if (digit_counts[digit_of(keys_in[0], descending, shift, mask)] == n) {
+  if (digit_counts[digit_of(keys_in[0], descending, shift, mask)] == sort_n) {
     #pragma unroll
     for (uint j = 0; j < EPT; ++j) {
       if (!HAS_KEY(j)) continue;
-      keys_out[POSITION(j)] = keys[j];
+      keys_out[portion_begin + POSITION(j)] = keys[j];
 {% if value_bytes > 0 %}
-      values_out[POSITION(j)] = values_in[POSITION(j)];
+      values_out[portion_begin + POSITION(j)] = values_in[POSITION(j)];
 {% endif %}
     }
     return;
@@ -155,7 +173,7 @@
   status[(offset_t)tile * RADIX + lid] =
       (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_count;
   const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_count, pass_count), partial);
-  global_minus_local[lid] = (int)starts.y - (int)starts.x;
+  global_minus_local[lid] = starts.y - starts.x;
 {% else %}
   for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as above: no barrier */
     tile_starts[d] = tile_counts[d];
@@ -165,12 +183,12 @@
 #if defined(WARP) && RADIX == WG
   const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_starts[lid], pass_count), partial);
   tile_starts[lid] = starts.x;
-  global_minus_local[lid] = (int)starts.y;
+  global_minus_local[lid] = starts.y;
   barrier(CLK_LOCAL_MEM_FENCE);
 #else
   barrier(CLK_LOCAL_MEM_FENCE);
   scan_digits(tile_starts, partial);
-  scan_digits((__local uint*)global_minus_local, partial);
+  scan_digits(global_minus_local, partial);
 #endif
 {% endif %}
 
@@ -245,21 +263,30 @@
 
   /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */
 {% if compact_digit_tables %}
-  if (tile > 0) {
-    const uint prefix = exclusive_prefix(status, tile, lid);
-    status[(offset_t)tile * RADIX + lid] = STATUS_PREFIX | (prefix + tile_count);
-    global_minus_local[lid] += (int)prefix;
-  }
+  {
+    const uint d = lid, count = tile_count;
 {% else %}
   for (uint d = lid; d < RADIX; d += WG) {
+    const uint count = tile_counts[d];
+{% endif %}
     uint prefix = 0;
     if (tile > 0) {
       prefix = exclusive_prefix(status, tile, d);
-      status[(offset_t)tile * RADIX + d] = STATUS_PREFIX | (prefix + tile_counts[d]);
+      status[(offset_t)tile * RADIX + d] = STATUS_PREFIX | (prefix + count);
     }
-    global_minus_local[d] += (int)prefix - (int)tile_starts[d];
-  }
+{% if portions %}
+    /* Keys of digit d in the earlier portions: the last tile of each portion carries the sum on
+       to the next (two rows, so that a portion reads one while its last tile writes the other). */
+    const uint in_earlier_portions = portion > 0 ? carried[(portion & 1) * RADIX + d] : 0;
+    if (tile == tiles - 1) carried[(~portion & 1) * RADIX + d] = in_earlier_portions + prefix + count;
+    prefix += in_earlier_portions;
 {% endif %}
+{% if compact_digit_tables %}
+    global_minus_local[d] += prefix;
+{% else %}
+    global_minus_local[d] += prefix - tile_starts[d];
+{% endif %}
+  }
 
   /* 5. Reorder the tile in local memory, then write it out in slot order: neighbouring
      work-items write neighbouring addresses within each digit's run. */
@@ -276,7 +303,7 @@
   for (uint i = lid; i < tile_size; i += WG) {
     const key_t key = sorted_keys[i];
     const uint digit = digit_of(key, descending, shift, mask);
-    keys_out[(offset_t)(global_minus_local[digit] + (int)i)] = key;
+    keys_out[(offset_t)(global_minus_local[digit] + i)] = key;
 {% if value_bytes > 0 %}
     slot_digits[i] = (uchar)digit;
 {% endif %}
@@ -290,5 +317,5 @@
     if (HAS_KEY(j)) sorted_values[slots[j]] = values_in[POSITION(j)];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < tile_size; i += WG)
-    values_out[(offset_t)(global_minus_local[slot_digits[i]] + (int)i)] = sorted_values[i];
+    values_out[(offset_t)(global_minus_local[slot_digits[i]] + i)] = sorted_values[i];
 {% endif %}

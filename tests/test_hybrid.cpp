@@ -6,6 +6,7 @@
 
 #include "hybrid_plan.hpp"
 #include "support/opencl_fixture.hpp"
+#include "support/param_sets.hpp"
 #include "support/sort_checks.hpp"
 
 using namespace clsort;
@@ -22,22 +23,9 @@ std::vector<std::uint64_t> spread(std::uint64_t n, std::size_t present) {
 
 // Hybrid sets the test device can run: bitmask ranking everywhere, warp_match where it exists.
 std::vector<Params> hybrid_variants() {
-  Params bitmask;
-  bitmask.algorithm = Algorithm::hybrid;
-  bitmask.work_group_size = 64;
-  bitmask.elements_per_thread = 4;
-  std::vector<Params> variants{bitmask};
-  Params warp = bitmask;
-  warp.ranking = Ranking::warp_match;
-  warp.work_group_size = 256;
-  warp.elements_per_thread = 16;
-  try {
-    validate_for_device(warp, test_device(), 8, 8);
-    variants.push_back(warp);
-  } catch (const Error&) {
-    BOOST_TEST_MESSAGE("warp_match ranking not available on this device");
-  }
-  return variants;
+  return runnable_on_test_device({shaped_params(Algorithm::hybrid, Ranking::bitmask, 64, 4),
+                                  shaped_params(Algorithm::hybrid, Ranking::warp_match, 256, 16)},
+                                 8, 8);
 }
 
 // The segment kernel's parameters for `p` on the test device.

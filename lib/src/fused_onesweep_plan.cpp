@@ -11,15 +11,16 @@ namespace clsort::detail {
 
 FusedOnesweepPlan::FusedOnesweepPlan(const cl::Context& context, const cl::Device& device,
                                      const KernelConfig& config)
-    : OnesweepPlan(context, device, config, "fused_onesweep.cl") {
+    : OnesweepPlan(context, device, config, "fused_onesweep.cl", max_portion_keys) {
   kernel_ = make_kernel(program_, device, "fused_onesweep",
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
 void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                             const SortSpec& spec) {
-  if (n > max_keys)
-    throw Error("sort", "fused_onesweep handles at most " + std::to_string(max_keys) + " keys");
+  if (n > max_portion_keys)
+    throw Error("sort", "fused_onesweep handles at most " + std::to_string(max_portion_keys) +
+                            " keys; use onesweep");
   const std::size_t passes =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits).size();
   const std::uint64_t tiles = tile_count(n);

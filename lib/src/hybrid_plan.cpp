@@ -64,7 +64,7 @@ std::size_t HybridPlan::bucket_passes(
 
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                      const SortSpec& spec) {
-  if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
+  if (spec.constant_pass_check == ConstantPassCheck::never || portion_count(n) > 1 || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);

@@ -10,17 +10,20 @@
 namespace clsort::detail {
 
 OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
-                           const KernelConfig& config)
-    : OnesweepPlan(context, device, config, "onesweep.cl") {
+                           const KernelConfig& config, std::uint64_t portion_keys)
+    : OnesweepPlan(context, device, config, "onesweep.cl", portion_keys) {
   pass_kernel_ =
       make_kernel(program_, device, "onesweep_pass",
                   static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
 OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
-                           const KernelConfig& config, const std::string& template_name)
+                           const KernelConfig& config, const std::string& template_name,
+                           std::uint64_t portion_keys)
     : context_(context),
+      device_(device),
       config_(config),
+      template_name_(template_name),
       radix_(std::size_t{1} << config.params.radix_bits),
       max_passes_((key_size(config.key_type) * 8 + config.params.radix_bits - 1) /
                   static_cast<std::size_t>(config.params.radix_bits)),
@@ -52,16 +55,48 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["scratch_words"] = static_cast<std::int64_t>(layout.scratch_bytes / 4);
   variables["prefetch_tiles"] = static_cast<std::int64_t>(config.params.prefetch_ahead) *
                                 static_cast<std::int64_t>(compute_units_);
+  variables["portions"] = false;
+  template_variables_ = variables;
   program_ = build_template(context, device, template_name, variables);
   histogram_kernel_ =
       make_kernel(program_, device, "histogram_all_passes",
                   static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
+  const std::uint64_t tile = tile_keys();
+  portion_limit_ =
+      std::max<std::uint64_t>(std::min(portion_keys, max_portion_keys) / tile, 1) * tile;
+}
+
+void OnesweepPlan::build_portion_kernels() {
+  if (portion_pass_kernel_()) return;
+  TemplateContext variables = template_variables_;
+  variables["portions"] = true;
+  const cl::Program program = build_template(context_, device_, template_name_, variables);
+  const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
+  portion_histogram_kernel_ =
+      make_kernel(program, device_, "histogram_all_passes", wg, "work_group_size");
+  portion_pass_kernel_ = make_kernel(program, device_, "onesweep_pass", wg, "work_group_size");
+}
+
+std::uint64_t OnesweepPlan::tile_keys() const {
+  return static_cast<std::uint64_t>(config_.params.work_group_size) *
+         static_cast<std::uint64_t>(config_.params.elements_per_thread);
 }
 
 std::uint64_t OnesweepPlan::tile_count(std::uint64_t n) const {
-  const auto tile = static_cast<std::uint64_t>(config_.params.work_group_size) *
-                    static_cast<std::uint64_t>(config_.params.elements_per_thread);
-  return (n + tile - 1) / tile;
+  return (n + tile_keys() - 1) / tile_keys();
+}
+
+std::uint64_t OnesweepPlan::portion_count(std::uint64_t n) const {
+  return std::max<std::uint64_t>((n + portion_limit_ - 1) / portion_limit_, 1);
+}
+
+std::uint64_t OnesweepPlan::portion_keys(std::uint64_t n) const {
+  // Portions of about equal size: a last portion of a few tiles would clear the status rows of
+  // the largest by those few work-groups alone (H100, 2^30 u32 keys in a portion of 2^30 - 7,680
+  // and one tile: 54 ms, 4 ms of it a pass).
+  const std::uint64_t portions = portion_count(n);
+  const std::uint64_t even = (n + portions - 1) / portions;
+  return std::max<std::uint64_t>(tile_count(even), 1) * tile_keys();
 }
 
 namespace {
@@ -79,7 +114,7 @@ cl::Buffer sub_buffer(cl::Buffer whole, std::uint64_t offset, std::uint64_t byte
 
 }  // namespace
 
-const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
+const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t launch) {
   const auto aligned = [&](std::uint64_t bytes) {
     return (bytes + sub_buffer_alignment_ - 1) / sub_buffer_alignment_ * sub_buffer_alignment_;
   };
@@ -88,8 +123,10 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
   const std::uint64_t ticket_offset = aligned(second_histogram_offset + histogram_bytes);
   const std::uint64_t finished_offset = aligned(ticket_offset + 4);
   const std::uint64_t finished_bytes = max_passes_ * 4;
-  const std::uint64_t status_offset = aligned(finished_offset + finished_bytes);
-  const std::uint64_t bytes = status_offset + 2 * tile_count(n) * radix_ * 4;
+  const std::uint64_t carried_offset = aligned(finished_offset + finished_bytes);
+  const std::uint64_t carried_bytes = 2 * radix_ * 4;
+  const std::uint64_t status_offset = aligned(carried_offset + carried_bytes);
+  const std::uint64_t bytes = status_offset + 2 * tile_count(launch) * radix_ * 4;
   // Drop the old sub-buffers before the buffer grows, so that its memory is freed first.
   if (counters_.whole() && bytes > counters_.whole.getInfo<CL_MEM_SIZE>()) counters_ = Counters{};
   const cl::Buffer& whole =
@@ -102,6 +139,7 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t n) {
         sub_buffer(whole, second_histogram_offset, histogram_bytes, "histograms");
     counters_.ticket = sub_buffer(whole, ticket_offset, 4, "tile ticket");
     counters_.finished = sub_buffer(whole, finished_offset, finished_bytes, "passes finished");
+    counters_.carried = sub_buffer(whole, carried_offset, carried_bytes, "portions' counts");
     counters_.status = sub_buffer(whole, status_offset, size - status_offset, "look-back status");
     counters_.self_cleaning_bytes = status_offset;
     counters_.clean = false;
@@ -114,12 +152,13 @@ OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
   s.data.keys = scratch_keys_.at_least(context_, n * key_size(config_.key_type), "scratch keys");
   if (config_.value_bytes > 0)
     s.data.values = scratch_values_.at_least(context_, n * config_.value_bytes, "scratch values");
-  s.counters = counters_for(n);
+  s.counters = counters_for(portion_keys(n));
   return s;
 }
 
 void OnesweepPlan::reserve(std::uint64_t n) {
   scratch_for(n);
+  if (portion_count(n) > 1) build_portion_kernels();
 }
 
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
@@ -136,25 +175,39 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
   // work-groups per compute unit, 51.7 with 4, 50.8 with 2. Small sorts still spread over up
   // to one work-group per compute unit, down to one batch of keys a work-item: a single
   // work-group counting every key would run alone before the first pass can start.
+  // A sort in portions counts each portion by a launch of its own, so that no index passes
+  // 32 bits.
+  const std::uint64_t portions = portion_count(n);
+  if (portions > 1) build_portion_kernels();
+  cl::Kernel& kernel = portions > 1 ? portion_histogram_kernel_ : histogram_kernel_;
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  const auto groups_of = [&](std::uint64_t keys_per_item) {
-    return (n + wg * keys_per_item - 1) / (wg * keys_per_item);
-  };
-  constexpr std::uint64_t batch = 8;  // HISTOGRAM_BATCH in onesweep_common.cl
-  const std::uint64_t groups = std::clamp<std::uint64_t>(
-      std::max(groups_of(64), std::min(groups_of(batch), compute_units_)), 1, compute_units_ * 16);
-  KernelArgs(histogram_kernel_, false)
-      .buffer(keys)
-      .offset(n)
-      .u32(spec.begin_bit)
-      .u32(spec.end_bit)
-      .u32(static_cast<std::uint32_t>(passes))
-      .u32(spec.descending)
-      .buffer(scratch.counters.histogram())
-      .buffer(scratch.counters.next_histogram())
-      .buffer(scratch.counters.status)
-      .offset(tile_count(n) * radix_);
-  return chain.launch(histogram_kernel_, groups * wg, wg, use);
+  cl::Event counted;
+  for (std::uint64_t portion = 0; portion < portions; ++portion) {
+    const std::uint64_t first = portion * portion_keys(n);
+    const std::uint64_t count = std::min(portion_keys(n), n - first);
+    const auto groups_of = [&](std::uint64_t keys_per_item) {
+      return (count + wg * keys_per_item - 1) / (wg * keys_per_item);
+    };
+    constexpr std::uint64_t batch = 8;  // HISTOGRAM_BATCH in onesweep_common.cl
+    const std::uint64_t groups = std::clamp<std::uint64_t>(
+        std::max(groups_of(64), std::min(groups_of(batch), compute_units_)), 1,
+        compute_units_ * 16);
+    KernelArgs args(kernel, false);
+    args.buffer(keys)
+        .offset(count)
+        .u32(spec.begin_bit)
+        .u32(spec.end_bit)
+        .u32(static_cast<std::uint32_t>(passes))
+        .u32(spec.descending)
+        .buffer(scratch.counters.histogram())
+        .buffer(scratch.counters.next_histogram())
+        .buffer(scratch.counters.status)
+        .offset(tile_count(portion_keys(n)) * radix_);
+    if (portions > 1) args.offset(first);
+    counted =
+        chain.launch(kernel, groups * wg, wg, portion + 1 == portions ? use : EventFor::nothing);
+  }
+  return counted;
 }
 
 std::vector<cl_uint> OnesweepPlan::read_back(const cl::CommandQueue& queue,
@@ -207,22 +260,36 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
                                 const PassData& to, std::uint64_t n, const SortSpec& spec,
                                 std::size_t pass, std::size_t run, const PassDigit& digit,
                                 EventFor use) {
-  const std::uint64_t tiles = tile_count(n);
-  KernelArgs args(pass_kernel_, false);
-  args.buffer(from.keys).buffer(to.keys);
-  if (config_.value_bytes > 0) args.buffer(from.values).buffer(to.values);
-  args.offset(n)
-      .u32(digit.shift)
-      .u32(digit.mask)
-      .u32(spec.descending)
-      .u32(static_cast<std::uint32_t>(pass))
-      .u32(static_cast<std::uint32_t>(run))
-      .u32(static_cast<std::uint32_t>(tiles))
-      .buffer(scratch.counters.histogram())
-      .buffer(scratch.counters.status)
-      .buffer(scratch.counters.ticket);
+  const std::uint64_t portions = portion_count(n);
+  cl::Kernel& kernel = portions > 1 ? portion_pass_kernel_ : pass_kernel_;
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  chain.launch(pass_kernel_, tiles * wg, wg, use);
+  for (std::uint64_t portion = 0; portion < portions; ++portion) {
+    const std::uint64_t first = portion * portion_keys(n);
+    const std::uint64_t count = std::min(portion_keys(n), n - first);
+    const std::uint64_t tiles = tile_count(count);
+    // Launches alternate between the two status regions, each clearing the other's rows.
+    const std::uint64_t launch = run * portions + portion;
+    KernelArgs args(kernel, false);
+    args.buffer(from.keys).buffer(to.keys);
+    if (config_.value_bytes > 0) args.buffer(from.values).buffer(to.values);
+    args.offset(count)
+        .u32(digit.shift)
+        .u32(digit.mask)
+        .u32(spec.descending)
+        .u32(static_cast<std::uint32_t>(pass))
+        .u32(static_cast<std::uint32_t>(launch))
+        .u32(static_cast<std::uint32_t>(tiles))
+        .buffer(scratch.counters.histogram())
+        .buffer(scratch.counters.status)
+        .buffer(scratch.counters.ticket);
+    if (portions > 1)
+      args.offset(n)
+          .offset(first)
+          .u32(static_cast<std::uint32_t>(portion))
+          .u32(static_cast<std::uint32_t>(tile_count(portion_keys(n))))
+          .buffer(scratch.counters.carried);
+    chain.launch(kernel, tiles * wg, wg, portion + 1 == portions ? use : EventFor::nothing);
+  }
 }
 
 void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,

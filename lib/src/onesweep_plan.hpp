@@ -5,15 +5,22 @@
 
 #include "device_buffer.hpp"
 #include "sort_plan.hpp"
+#include "template_engine.hpp"
 
 namespace clsort::detail {
 
 class OnesweepPlan : public SortPlan {
  public:
-  /// Largest n the plan sorts: look-back counts are 30 bits wide.
-  static constexpr std::uint64_t max_keys = (std::uint64_t{1} << 30) - 1;
+  /// Most keys one launch of the pass kernel sorts: look-back counts are 30 bits wide. Larger
+  /// sorts run each pass as one launch per portion of at most this many keys.
+  static constexpr std::uint64_t max_portion_keys = (std::uint64_t{1} << 30) - 1;
+  /// Largest n the plan sorts: offsets and digit counts are 32 bits wide.
+  static constexpr std::uint64_t max_keys = (std::uint64_t{1} << 32) - 1;
 
-  OnesweepPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
+  /// `portion_keys` (at most max_portion_keys, rounded down to whole tiles) bounds the keys of
+  /// one launch; tests make it small to cover sorts in several portions.
+  OnesweepPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config,
+               std::uint64_t portion_keys = max_portion_keys);
 
   /// Sorts of fewer keys never read their digit counts back: a pass there takes less time than
   /// the read's round trip (NVIDIA: tens of microseconds), so a constant pass costs less run on
@@ -33,7 +40,7 @@ class OnesweepPlan : public SortPlan {
   /// Builds the kernel template `template_name` for the configuration into program_, and its
   /// histogram_all_passes kernel.
   OnesweepPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config,
-               const std::string& template_name);
+               const std::string& template_name, std::uint64_t portion_keys);
 
   /// Two histograms (sorts alternate between them: each sort's histogram kernel zeroes the
   /// other one for the next), the tile ticket and two regions of look-back status (runs of the
@@ -44,8 +51,9 @@ class OnesweepPlan : public SortPlan {
   /// `self_cleaning_bytes` filled.
   /// fused_onesweep also counts the tiles done of each pass in `finished`, which its last
   /// work-group returns to zero.
+  /// `carried` holds two rows of RADIX counts that portions of a pass pass on to the next.
   struct Counters {
-    cl::Buffer whole, histograms[2], ticket, finished, status;
+    cl::Buffer whole, histograms[2], ticket, finished, carried, status;
     std::uint64_t self_cleaning_bytes = 0;
     bool clean = false;
     std::size_t current = 0;  // the histogram this sort counts into
@@ -58,9 +66,15 @@ class OnesweepPlan : public SortPlan {
   };
   /// The scratch buffers for n keys.
   Scratch scratch_for(std::uint64_t n);
+  std::uint64_t tile_keys() const;
   std::uint64_t tile_count(std::uint64_t n) const;
-  /// The counters for n keys: made again only when their buffer grows.
-  const Counters& counters_for(std::uint64_t n);
+  /// Launches per pass (and of the histogram kernel) for n keys: 1 up to portion_limit_.
+  std::uint64_t portion_count(std::uint64_t n) const;
+  /// The keys of each portion of a sort of n keys (the last may hold fewer): whole tiles, at
+  /// most portion_limit_; for a sort in one launch, n rounded up to whole tiles.
+  std::uint64_t portion_keys(std::uint64_t n) const;
+  /// The counters for launches of up to `launch` keys: made again only when their buffer grows.
+  const Counters& counters_for(std::uint64_t launch);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
   /// counts every pass's digits, zeroes the next sort's histogram and clears the first run's
   /// look-back status; returns its event where `use` asks for one.
@@ -96,13 +110,21 @@ class OnesweepPlan : public SortPlan {
                       bool read_after_first_pass, const PassData* source = nullptr,
                       std::size_t first_run = 0);
   /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
-  /// skipped) from `from` to `to`, with an event where `use` asks for one.
+  /// skipped) from `from` to `to`, one launch per portion, with an event of the last where
+  /// `use` asks for one.
   void enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
                     const PassData& to, std::uint64_t n, const SortSpec& spec, std::size_t pass,
                     std::size_t run, const PassDigit& digit, EventFor use);
 
+  /// The kernels that sort one portion of a larger sort, built when a sort first needs them.
+  void build_portion_kernels();
+
   cl::Context context_;
+  cl::Device device_;
   KernelConfig config_;
+  TemplateContext template_variables_;
+  std::string template_name_;
+  std::uint64_t portion_limit_;  // the most keys of a launch: whole tiles
   std::size_t radix_;
   std::size_t max_passes_;
   std::size_t compute_units_;
@@ -111,6 +133,7 @@ class OnesweepPlan : public SortPlan {
   cl::Program program_;
   cl::Kernel histogram_kernel_;
   cl::Kernel pass_kernel_;
+  cl::Kernel portion_histogram_kernel_, portion_pass_kernel_;
   DeviceBuffer scratch_keys_, scratch_values_, counters_buffer_;
   Counters counters_;
 };

@@ -75,6 +75,9 @@ struct Sorter::Impl {
     if (runs_onesweep_passes(p.algorithm) && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
+    } else if (p.algorithm == Algorithm::fused_onesweep &&
+               n > detail::OnesweepPlan::max_portion_keys) {
+      p.algorithm = Algorithm::onesweep;  // which runs its passes in portions
     }
     return p;
   }
@@ -128,7 +131,9 @@ struct Sorter::Impl {
     const std::uint64_t block_keys = detail::keys_per_block(params);
     const std::uint64_t hist_length =
         (std::uint64_t{1} << params.radix_bits) * (n / block_keys + 1);
-    const bool wide = n + block_keys > UINT32_MAX || hist_length > UINT32_MAX;
+    // Onesweep's passes index in 32 bits up to their own limit, OnesweepPlan::max_keys.
+    const bool wide = !runs_onesweep_passes(params.algorithm) &&
+                      (n + block_keys > UINT32_MAX || hist_length > UINT32_MAX);
     if (!limits.has_64bit_integers && (key_size(type) == 8 || value_bytes >= 8 || wide))
       throw Error("sort", limits.name +
                               " has the OpenCL embedded profile without cles_khr_int64, so it "

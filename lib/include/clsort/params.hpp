@@ -19,8 +19,10 @@ enum class Algorithm {
   reduce_then_scan,
   /// One histogram read up front, then one kernel per pass whose work-groups take tiles by
   /// ticket and find their offsets by decoupled look-back. Needs work-groups that make progress
-  /// while others wait (true of NVIDIA GPUs and of PoCL); handles up to 2^30 - 1 keys, larger
-  /// sorts run reduce_then_scan with the same radix bits.
+  /// while others wait (true of NVIDIA GPUs and of PoCL). Look-back counts are 30 bits, so a
+  /// sort of 2^30 keys or more runs each pass as one launch per portion of fewer keys, the last
+  /// tile of each portion carrying its digits' counts to the next; sorts of 2^32 keys or more
+  /// run reduce_then_scan with the same radix bits.
   onesweep,
   /// One work-group sorts the whole array in local memory, every pass in one launch with no
   /// host round trip (for small sorts: at most work_group_size * elements_per_thread keys, as
@@ -38,8 +40,8 @@ enum class Algorithm {
   /// radix bits, work-group size and ranking and as many keys per work-item (at most 32) as
   /// local memory holds. The call waits for the device twice (digit counts, then how many
   /// buckets were too large); a bucket larger than the segment kernel's local memory makes the
-  /// sort run onesweep's passes over the bucketed keys. ConstantPassCheck::never runs plain
-  /// onesweep.
+  /// sort run onesweep's passes over the bucketed keys. ConstantPassCheck::never, and sorts of
+  /// 2^30 keys or more, run plain onesweep.
   hybrid,
   /// single_group's launch and capacity with hybrid's order of work: passes in local memory
   /// over only the top digits, as many as leave buckets of about 4 keys for n keys (u32 keys:
@@ -57,7 +59,8 @@ enum class Algorithm {
   /// OpenCL spends about 6 us of host time on each), for small and mid-sized sorts. Needs what
   /// onesweep needs, and global memory fences that order one work-group's writes before
   /// another's reads (OpenCL's mem_fence, with PTX's membar.gl on NVIDIA GPUs). Constant passes
-  /// run like any other pass: the ConstantPassCheck is ignored. Same key limit as onesweep.
+  /// run like any other pass: the ConstantPassCheck is ignored. Sorts of 2^30 keys or more run
+  /// onesweep, which splits them into portions.
   fused_onesweep,
   /// No radix passes: each key's place is the count of keys that sort before it (smaller keys,
   /// and equal keys earlier in the array), found by comparing it with every other key, and each
@@ -72,7 +75,7 @@ enum class Algorithm {
 };
 
 /// Whether the algorithm runs onesweep's ticketed look-back passes (onesweep, hybrid,
-/// fused_onesweep): ranking bitmask or warp_match, at most 2^30 - 1 keys.
+/// fused_onesweep): ranking bitmask or warp_match, at most 2^32 - 1 keys.
 constexpr bool runs_onesweep_passes(Algorithm algorithm) {
   return algorithm == Algorithm::onesweep || algorithm == Algorithm::hybrid ||
          algorithm == Algorithm::fused_onesweep;

@@ -1,0 +1,44 @@
+// Parameter sets the tests sort with: shaped by hand, kept where the test device runs them.
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+
+#include <vector>
+
+#include <clsort/clsort.hpp>
+
+#include "opencl_fixture.hpp"
+
+namespace clsort::test {
+
+/// `algorithm` with `ranking` in work-groups of `work_group_size` items of
+/// `elements_per_thread` keys; the other fields as Params has them.
+inline Params shaped_params(Algorithm algorithm, Ranking ranking, int work_group_size,
+                            int elements_per_thread) {
+  Params p;
+  p.algorithm = algorithm;
+  p.ranking = ranking;
+  p.work_group_size = work_group_size;
+  p.elements_per_thread = elements_per_thread;
+  return p;
+}
+
+/// The sets of `candidates` that the test device runs for these key and value widths (at least
+/// one, or the test fails); the log names the others (warp_match ranking exists on NVIDIA GPUs
+/// only).
+inline std::vector<Params> runnable_on_test_device(const std::vector<Params>& candidates,
+                                                   std::size_t key_bytes, std::size_t value_bytes) {
+  std::vector<Params> runnable;
+  for (const Params& p : candidates) {
+    try {
+      validate_for_device(p, test_device(), key_bytes, value_bytes);
+      runnable.push_back(p);
+    } catch (const Error& e) {
+      BOOST_TEST_MESSAGE("not on this device: " << e.what());
+    }
+  }
+  BOOST_TEST_REQUIRE(!runnable.empty(), "none of the parameter sets runs on the test device");
+  return runnable;
+}
+
+}  // namespace clsort::test

@@ -1,0 +1,131 @@
+// Onesweep sorts of more keys than one launch takes (2^30 - 1 on devices): each pass launched per
+// portion, here with portions of a few tiles, against the reference.
+#include <boost/test/unit_test.hpp>
+
+#include "command_chain.hpp"
+#include "onesweep_plan.hpp"
+#include "support/opencl_fixture.hpp"
+#include "support/param_sets.hpp"
+#include "support/sort_checks.hpp"
+
+using namespace clsort;
+using namespace clsort::test;
+
+namespace {
+
+struct KeysOnly {};  // the value type of sorts without values
+
+// Onesweep sets the test device can run: bitmask ranking everywhere; warp_match where it exists,
+// at 256 x 30 also for keys only, where the pass keeps its digit tables in registers.
+std::vector<Params> onesweep_variants(std::size_t key_bytes, std::size_t value_bytes) {
+  return runnable_on_test_device({shaped_params(Algorithm::onesweep, Ranking::bitmask, 64, 4),
+                                  shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 16),
+                                  shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 30)},
+                                 key_bytes, value_bytes);
+}
+
+template <class T>
+cl::Buffer device_copy(std::vector<T>& data) {
+  return cl::Buffer(test_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                    std::max<std::size_t>(data.size(), 1) * sizeof(T), data.data());
+}
+
+template <class T>
+void read_into(const cl::Buffer& buffer, std::vector<T>& data) {
+  detail::check(
+      test_queue().enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(T), data.data()),
+      "read buffer", "sorted data");
+}
+
+// Sorts keys (and position values, unless V is KeysOnly) with `plan` and checks both against
+// the stable reference.
+template <class K, class V>
+void expect_plan_sorts(detail::OnesweepPlan& plan, std::vector<K> keys, const SortOptions& o,
+                       const std::string& what) {
+  const auto order = reference_permutation(keys, o);
+  const auto expected_keys = permuted(keys, order);
+  constexpr bool has_values = !std::is_same_v<V, KeysOnly>;
+  detail::PassData data{device_copy(keys), {}};
+  std::vector<V> values;
+  if constexpr (has_values) {
+    values = position_values<V>(keys.size());
+    data.values = device_copy(values);
+  }
+  detail::CommandChain chain(test_queue(), {});
+  const detail::SortSpec spec{o.begin_bit, o.end_bit.value_or(sizeof(K) * 8), o.descending,
+                              o.constant_pass_check};
+  plan.run(chain, data, keys.size(), spec);
+  chain.done();
+  detail::check(test_queue().finish(), "finish");
+  read_into(data.keys, keys);
+  const std::string label = describe(to_string(key_type_of<K>()), keys.size(), what, o);
+  const std::size_t key_diff = first_difference(keys, expected_keys);
+  BOOST_TEST(key_diff == keys.size(), label << ": first key difference at " << key_diff);
+  if constexpr (has_values) {
+    read_into(data.values, values);
+    const auto expected_values = permuted(position_values<V>(keys.size()), order);
+    const std::size_t value_diff = first_difference(values, expected_values);
+    BOOST_TEST(value_diff == keys.size(), label << ": first value difference at " << value_diff);
+  }
+}
+
+// Every distribution, at sizes of several portions (the last one partial, or every one full),
+// of one portion and one key more, and of one portion (a single launch), one plan for all, so that
+// sorts in portions and single launches follow one another on the same counters.
+template <class K, class V>
+void expect_portions_sort(const std::vector<SortOptions>& options) {
+  const std::size_t value_bytes = std::is_same_v<V, KeysOnly> ? 0 : sizeof(V);
+  for (const Params& p : onesweep_variants(sizeof(K), value_bytes)) {
+    const std::uint64_t tile = static_cast<std::uint64_t>(p.work_group_size) *
+                               static_cast<std::uint64_t>(p.elements_per_thread);
+    const std::uint64_t portion = 4 * tile;
+    detail::OnesweepPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{key_type_of<K>(), value_bytes, false, p},
+                              portion);
+    BOOST_TEST_MESSAGE("onesweep " << p.work_group_size << " x " << p.elements_per_thread
+                                   << ", portions of " << portion << " keys");
+    // The last portion of 2 tiles and 5 keys more looks back over status rows that a larger
+    // portion's launch cleared.
+    const std::uint64_t sizes[] = {5 * portion + 2 * tile + 5, portion, 3 * portion, portion + 1,
+                                   2 * portion + tile / 2 + 7};
+    std::uint64_t seed = 1;
+    for (const SortOptions& o : options)
+      for (Distribution d : all_distributions())
+        for (std::size_t n : sizes)
+          expect_plan_sorts<K, V>(plan, make_keys<K>(d, static_cast<std::size_t>(n), ++seed), o,
+                                  to_string(d));
+  }
+}
+
+SortOptions with_check(ConstantPassCheck check) {
+  SortOptions o;
+  o.constant_pass_check = check;
+  return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(onesweep_portions)
+
+BOOST_AUTO_TEST_CASE(u32_keys_in_portions) {
+  SortOptions descending;
+  descending.descending = true;
+  SortOptions bits;
+  bits.begin_bit = 5;
+  bits.end_bit = 27;
+  expect_portions_sort<std::uint32_t, KeysOnly>({SortOptions{}, descending, bits,
+                                                 with_check(ConstantPassCheck::before_first_pass),
+                                                 with_check(ConstantPassCheck::never)});
+}
+
+BOOST_AUTO_TEST_CASE(float_keys_in_portions) {
+  expect_portions_sort<float, KeysOnly>({SortOptions{}});
+}
+
+BOOST_AUTO_TEST_CASE(pairs_in_portions_keep_equal_keys_in_order) {
+  expect_portions_sort<std::uint32_t, std::uint32_t>(
+      {SortOptions{}, with_check(ConstantPassCheck::before_first_pass)});
+  expect_portions_sort<std::int64_t, std::uint32_t>({SortOptions{}});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
