@@ -23,10 +23,13 @@ inline unsigned threads_per_rank(MPI_Comm comm) {
 }
 
 /// Calls f(t, begin, end) on `threads` threads at once for consecutive chunks [begin, end)
-/// covering [0, n), t numbering the chunk; returns when all are done. f must not throw.
+/// covering [0, n), t numbering the chunk, each of at least `least_per_thread` items (so fewer
+/// threads where n is small); returns when all are done. f must not throw.
 template <class F>
-void parallel_chunks(std::uint64_t n, unsigned threads, F f) {
-  threads = static_cast<unsigned>(std::clamp<std::uint64_t>(n / 65536, 1, std::max(threads, 1u)));
+void parallel_chunks(std::uint64_t n, unsigned threads, F f,
+                     std::uint64_t least_per_thread = 65536) {
+  threads = static_cast<unsigned>(
+      std::clamp<std::uint64_t>(n / least_per_thread, 1, std::max(threads, 1u)));
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < threads; ++t)
     workers.emplace_back([&f, n, t, threads] { f(t, n * t / threads, n * (t + 1) / threads); });
