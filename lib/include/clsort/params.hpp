@@ -20,9 +20,10 @@ enum class Algorithm {
   /// One histogram read up front, then one kernel per pass whose work-groups take tiles by
   /// ticket and find their offsets by decoupled look-back. Needs work-groups that make progress
   /// while others wait (true of NVIDIA GPUs and of PoCL). Look-back counts are 30 bits, so a
-  /// sort of 2^30 keys or more runs each pass as one launch per portion of fewer keys, the last
-  /// tile of each portion carrying its digits' counts to the next; sorts of 2^32 keys or more
-  /// run reduce_then_scan with the same radix bits.
+  /// sort of more keys than the whole tiles (work_group_size * elements_per_thread keys) below
+  /// 2^30 runs each pass as one launch per portion of equal size, the last tile of each portion
+  /// carrying its digits' counts to the next; sorts of 2^32 keys or more run reduce_then_scan
+  /// with the same radix bits.
   onesweep,
   /// One work-group sorts the whole array in local memory, every pass in one launch with no
   /// host round trip (for small sorts: at most work_group_size * elements_per_thread keys, as
@@ -40,8 +41,8 @@ enum class Algorithm {
   /// radix bits, work-group size and ranking and as many keys per work-item (at most 32) as
   /// local memory holds. The call waits for the device twice (digit counts, then how many
   /// buckets were too large); a bucket larger than the segment kernel's local memory makes the
-  /// sort run onesweep's passes over the bucketed keys. ConstantPassCheck::never, and sorts of
-  /// 2^30 keys or more, run plain onesweep.
+  /// sort run onesweep's passes over the bucketed keys. ConstantPassCheck::never, and sorts that
+  /// onesweep splits into portions (about 2^30 keys and more), run plain onesweep.
   hybrid,
   /// single_group's launch and capacity with hybrid's order of work: passes in local memory
   /// over only the top digits, as many as leave buckets of about 4 keys for n keys (u32 keys:
