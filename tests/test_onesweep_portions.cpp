@@ -1,5 +1,5 @@
-// Onesweep sorts of more keys than one launch takes (2^30 - 1 on devices): each pass launched per
-// portion, here with portions of a few tiles, against the reference.
+// Onesweep sorts of more keys than one launch takes (the whole tiles below 2^30): each pass
+// launched per portion, here with portions of a few tiles, against the reference.
 #include <boost/test/unit_test.hpp>
 
 #include "command_chain.hpp"
