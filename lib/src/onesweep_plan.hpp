@@ -73,6 +73,11 @@ class OnesweepPlan : public SortPlan {
   /// The keys of each portion of a sort of n keys (the last may hold fewer): whole tiles, at
   /// most portion_limit_; for a sort in one launch, n rounded up to whole tiles.
   std::uint64_t portion_keys(std::uint64_t n) const;
+  /// Keys [first, first + count) of portion `portion` of a sort of n keys.
+  struct PortionRange {
+    std::uint64_t first, count;
+  };
+  PortionRange portion_range(std::uint64_t n, std::uint64_t portion) const;
   /// The counters for launches of up to `launch` keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t launch);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
