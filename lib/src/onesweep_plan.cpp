@@ -189,9 +189,9 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   cl::Event counted;
   for (std::uint64_t portion = 0; portion < portions; ++portion) {
-    const auto [first, count] = portion_range(n, portion);
+    const PortionRange range = portion_range(n, portion);
     const auto groups_of = [&](std::uint64_t keys_per_item) {
-      return (count + wg * keys_per_item - 1) / (wg * keys_per_item);
+      return (range.count + wg * keys_per_item - 1) / (wg * keys_per_item);
     };
     constexpr std::uint64_t batch = 8;  // HISTOGRAM_BATCH in onesweep_common.cl
     const std::uint64_t groups = std::clamp<std::uint64_t>(
@@ -199,7 +199,7 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
         compute_units_ * 16);
     KernelArgs args(kernel, false);
     args.buffer(keys)
-        .offset(count)
+        .offset(range.count)
         .u32(spec.begin_bit)
         .u32(spec.end_bit)
         .u32(static_cast<std::uint32_t>(passes))
@@ -208,7 +208,7 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
         .buffer(scratch.counters.next_histogram())
         .buffer(scratch.counters.status)
         .offset(tile_count(portion_keys(n)) * radix_);
-    if (portions > 1) args.offset(first);
+    if (portions > 1) args.offset(range.first);
     counted =
         chain.launch(kernel, groups * wg, wg, portion + 1 == portions ? use : EventFor::nothing);
   }
