@@ -7,7 +7,7 @@
 #include "hybrid_plan.hpp"
 #include "support/opencl_fixture.hpp"
 #include "support/param_sets.hpp"
-#include "support/sort_checks.hpp"
+#include "support/plan_sorts.hpp"
 
 using namespace clsort;
 using namespace clsort::test;
@@ -146,6 +146,46 @@ BOOST_AUTO_TEST_CASE(buckets_too_large_to_rank_go_to_the_segment_kernel) {
 BOOST_AUTO_TEST_CASE(an_overflowing_segment_falls_back_to_every_pass) {
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
       sort_one_heavy_bucket(p, false);
+    }
+}
+
+// u64 keys (with values of type V, unless KeysOnly) in sorts of more keys than one pass launch
+// takes: the bucket passes run one launch per portion (of 4 tiles here), then segment_rank ranks
+// within the buckets of the whole array.
+template <class V>
+void expect_hybrid_sorts_in_portions(const Params& p) {
+  const std::uint64_t tile = static_cast<std::uint64_t>(p.work_group_size) *
+                             static_cast<std::uint64_t>(p.elements_per_thread);
+  const std::uint64_t portion = 4 * tile;
+  const std::size_t value_bytes = std::is_same_v<V, KeysOnly> ? 0 : sizeof(V);
+  detail::HybridPlan plan(test_context(), test_device(),
+                          detail::KernelConfig{KeyType::u64, value_bytes, false, p}, portion);
+  const std::uint64_t bucket_target =
+      detail::HybridPlan::bucket_target(detail::segment_rank_shape(p).bucket_limit);
+  std::uint64_t seed = 40;
+  for (std::uint64_t n : {5 * portion + 2 * tile + 5, 2 * portion + tile / 2 + 7}) {
+    // Uniform keys take the bucket passes, so the portions meet segment_rank.
+    const auto uniform = make_keys<std::uint64_t>(Distribution::uniform, n, ++seed);
+    BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(byte_counts(uniform), n, bucket_target) >
+                       0u);
+    for (Distribution d : all_distributions())
+      for (bool descending : {false, true})
+        expect_plan_sorts<std::uint64_t, V>(
+            plan, make_keys<std::uint64_t>(d, static_cast<std::size_t>(n), ++seed),
+            SortOptions{descending}, to_string(d));
+  }
+  // A bucket too large to rank, in segment_sort's tile, then too large for it too (the passes
+  // over every digit, in portions).
+  const std::uint64_t segment_tile = single_group_capacity(segment_params(p, 8, value_bytes));
+  for (std::size_t n :
+       {static_cast<std::size_t>(segment_tile + 1), static_cast<std::size_t>(2 * segment_tile + 1)})
+    expect_plan_sorts<std::uint64_t, V>(plan, heavy_buckets(n, 2), {}, "heavy bucket");
+}
+
+BOOST_AUTO_TEST_CASE(sorts_in_portions) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      expect_hybrid_sorts_in_portions<KeysOnly>(p);
+      expect_hybrid_sorts_in_portions<std::uint32_t>(p);
     }
 }
 

@@ -2,18 +2,14 @@
 // launched per portion, here with portions of a few tiles, against the reference.
 #include <boost/test/unit_test.hpp>
 
-#include "command_chain.hpp"
 #include "onesweep_plan.hpp"
-#include "support/opencl_fixture.hpp"
 #include "support/param_sets.hpp"
-#include "support/sort_checks.hpp"
+#include "support/plan_sorts.hpp"
 
 using namespace clsort;
 using namespace clsort::test;
 
 namespace {
-
-struct KeysOnly {};  // the value type of sorts without values
 
 // Onesweep sets the test device can run: bitmask ranking everywhere; warp_match where it exists,
 // at 256 x 30 also for keys only, where the pass keeps its digit tables in registers.
@@ -22,51 +18,6 @@ std::vector<Params> onesweep_variants(std::size_t key_bytes, std::size_t value_b
                                   shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 16),
                                   shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 30)},
                                  key_bytes, value_bytes);
-}
-
-template <class T>
-cl::Buffer device_copy(std::vector<T>& data) {
-  return cl::Buffer(test_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                    std::max<std::size_t>(data.size(), 1) * sizeof(T), data.data());
-}
-
-template <class T>
-void read_into(const cl::Buffer& buffer, std::vector<T>& data) {
-  detail::check(
-      test_queue().enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(T), data.data()),
-      "read buffer", "sorted data");
-}
-
-// Sorts keys (and position values, unless V is KeysOnly) with `plan` and checks both against
-// the stable reference.
-template <class K, class V>
-void expect_plan_sorts(detail::OnesweepPlan& plan, std::vector<K> keys, const SortOptions& o,
-                       const std::string& what) {
-  const auto order = reference_permutation(keys, o);
-  const auto expected_keys = permuted(keys, order);
-  constexpr bool has_values = !std::is_same_v<V, KeysOnly>;
-  detail::PassData data{device_copy(keys), {}};
-  std::vector<V> values;
-  if constexpr (has_values) {
-    values = position_values<V>(keys.size());
-    data.values = device_copy(values);
-  }
-  detail::CommandChain chain(test_queue(), {});
-  const detail::SortSpec spec{o.begin_bit, o.end_bit.value_or(sizeof(K) * 8), o.descending,
-                              o.constant_pass_check};
-  plan.run(chain, data, keys.size(), spec);
-  chain.done();
-  detail::check(test_queue().finish(), "finish");
-  read_into(data.keys, keys);
-  const std::string label = describe(to_string(key_type_of<K>()), keys.size(), what, o);
-  const std::size_t key_diff = first_difference(keys, expected_keys);
-  BOOST_TEST(key_diff == keys.size(), label << ": first key difference at " << key_diff);
-  if constexpr (has_values) {
-    read_into(data.values, values);
-    const auto expected_values = permuted(position_values<V>(keys.size()), order);
-    const std::size_t value_diff = first_difference(values, expected_values);
-    BOOST_TEST(value_diff == keys.size(), label << ": first value difference at " << value_diff);
-  }
 }
 
 // Every distribution, at sizes of several portions (the last one partial, or every one full),

@@ -29,8 +29,8 @@ KernelConfig segment_config(const cl::Device& device, const KernelConfig& config
 }  // namespace
 
 HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
-                       const KernelConfig& config)
-    : OnesweepPlan(context, device, config) {
+                       const KernelConfig& config, std::uint64_t portion_keys)
+    : OnesweepPlan(context, device, config, portion_keys) {
   const KernelConfig segment = segment_config(device, config);
   rank_shape_ = segment_rank_shape(segment.params);
   const cl::Program program = build_single_group(context, device, segment, /*segments=*/true);
@@ -64,7 +64,7 @@ std::size_t HybridPlan::bucket_passes(
 
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                      const SortSpec& spec) {
-  if (spec.constant_pass_check == ConstantPassCheck::never || portion_count(n) > 1 || n < 2)
+  if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);

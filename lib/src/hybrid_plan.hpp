@@ -9,7 +9,13 @@ namespace clsort::detail {
 
 class HybridPlan : public OnesweepPlan {
  public:
-  HybridPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
+  /// Most keys a hybrid sort takes: segment_rank indexes in 32 bits, with room past n for its
+  /// search windows. Larger sorts run onesweep's passes over every digit.
+  static constexpr std::uint64_t max_keys = OnesweepPlan::max_keys - (std::uint64_t{1} << 24);
+
+  /// `portion_keys` as for OnesweepPlan: the most keys of one pass launch.
+  HybridPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config,
+             std::uint64_t portion_keys = max_portion_keys);
 
   /// Sorts most significant digits first where that moves the keys fewer times than onesweep's
   /// passes (see Algorithm::hybrid), else as onesweep does.
