@@ -99,7 +99,8 @@ bool check_keys(const std::vector<K>& before, const std::vector<K>& after) {
 }
 
 // Pairs with values = input positions: a complete check of a stable sort.
-bool check_pairs(const std::vector<std::uint32_t>& before, const std::vector<std::uint32_t>& keys,
+template <class K>
+bool check_pairs(const std::vector<K>& before, const std::vector<K>& keys,
                  const std::vector<std::uint32_t>& positions) {
   std::vector<bool> seen(before.size());
   std::uint64_t bad = 0;
@@ -144,17 +145,20 @@ bool sort_keys(clsort::Sorter& sorter, const Options& o) {
   return check_keys(before, download<K>(sorter.queue(), buffer, o.n));
 }
 
+template <class K>
 bool sort_pairs(clsort::Sorter& sorter, const Options& o) {
-  const std::vector<std::uint32_t> before = random_keys<std::uint32_t>(o.n);
+  const std::vector<K> before = random_keys<K>(o.n);
   std::vector<std::uint32_t> positions(o.n);
-  for (std::uint64_t i = 0; i < o.n; ++i) positions[i] = static_cast<std::uint32_t>(i);
+  parallel_for(o.n, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i) positions[i] = static_cast<std::uint32_t>(i);
+  });
   const cl::Buffer keys = upload(sorter.queue(), before);
   const cl::Buffer values = upload(sorter.queue(), positions);
-  sorter.prepare(clsort::KeyType::u32, 4, o.n);
+  sorter.prepare(clsort::key_type_of<K>(), 4, o.n);
   const auto start = Clock::now();
-  sorter.sort_pairs(keys, values, o.n, clsort::KeyType::u32, 4).wait();
+  sorter.sort_pairs(keys, values, o.n, clsort::key_type_of<K>(), 4).wait();
   report_time(o, seconds_since(start));
-  return check_pairs(before, download<std::uint32_t>(sorter.queue(), keys, o.n),
+  return check_pairs(before, download<K>(sorter.queue(), keys, o.n),
                      download<std::uint32_t>(sorter.queue(), values, o.n));
 }
 
@@ -184,9 +188,9 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app("Sorts one huge random input on the device and checks it completely.");
   app.add_option("--device", o.device, "Device spec (see clsort devices)");
-  app.add_option("--type", o.type, "Key type: u8, u16, u32 or u64 (pairs: u32)");
+  app.add_option("--type", o.type, "Key type: u8, u16, u32 or u64 (pairs: u32 or u64)");
   app.add_option("-n", o.n, "Number of keys")->required();
-  app.add_flag("--pairs", o.pairs, "Sort u32 keys with their u32 input positions as values");
+  app.add_flag("--pairs", o.pairs, "Sort the keys with their u32 input positions as values");
   app.add_flag("--expect-error", o.expect_error, "The sort must be refused with a clear error");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -197,8 +201,12 @@ int main(int argc, char** argv) {
     bool ok = false;
     if (o.expect_error)
       ok = expect_refusal(sorter, o);
+    else if (o.pairs && o.type == "u32")
+      ok = sort_pairs<std::uint32_t>(sorter, o);
+    else if (o.pairs && o.type == "u64")
+      ok = sort_pairs<std::uint64_t>(sorter, o);
     else if (o.pairs)
-      ok = sort_pairs(sorter, o);
+      throw std::runtime_error("--pairs takes --type u32 or u64");
     else if (o.type == "u8")
       ok = sort_keys<std::uint8_t>(sorter, o);
     else if (o.type == "u16")
