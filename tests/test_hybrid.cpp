@@ -160,8 +160,9 @@ void expect_hybrid_sorts_in_portions(const Params& p) {
   const std::size_t value_bytes = std::is_same_v<V, KeysOnly> ? 0 : sizeof(V);
   detail::HybridPlan plan(test_context(), test_device(),
                           detail::KernelConfig{KeyType::u64, value_bytes, false, p}, portion);
+  const Params segment = segment_params(p, 8, value_bytes);
   const std::uint64_t bucket_target =
-      detail::HybridPlan::bucket_target(detail::segment_rank_shape(p).bucket_limit);
+      detail::HybridPlan::bucket_target(detail::segment_rank_shape(segment).bucket_limit);
   std::uint64_t seed = 40;
   for (std::uint64_t n : {5 * portion + 2 * tile + 5, 2 * portion + tile / 2 + 7}) {
     // Uniform keys take the bucket passes, so the portions meet segment_rank.
@@ -174,12 +175,12 @@ void expect_hybrid_sorts_in_portions(const Params& p) {
             plan, make_keys<std::uint64_t>(d, static_cast<std::size_t>(n), ++seed),
             SortOptions{descending}, to_string(d));
   }
-  // A bucket too large to rank, in segment_sort's tile, then too large for it too (the passes
-  // over every digit, in portions).
-  const std::uint64_t segment_tile = single_group_capacity(segment_params(p, 8, value_bytes));
-  for (std::size_t n :
-       {static_cast<std::size_t>(segment_tile + 1), static_cast<std::size_t>(2 * segment_tile + 1)})
-    expect_plan_sorts<std::uint64_t, V>(plan, heavy_buckets(n, 2), {}, "heavy bucket");
+  // A bucket too large to rank: one in segment_sort's tile, then one too large for it too, in
+  // several portions (the passes over every digit, in portions).
+  const std::uint64_t segment_tile = single_group_capacity(segment);
+  for (std::uint64_t n : {segment_tile + 1, std::max(2 * segment_tile + 1, 3 * portion + 1)})
+    expect_plan_sorts<std::uint64_t, V>(plan, heavy_buckets(static_cast<std::size_t>(n), 2), {},
+                                        "heavy bucket");
 }
 
 BOOST_AUTO_TEST_CASE(sorts_in_portions) {
