@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <vector>
 
 #include "fd_io.hpp"
 #include "input_error.hpp"
@@ -46,13 +45,12 @@ AtomicFile::AtomicFile(std::string destination)
                      "would replace");
   const fs::path folder = target.has_parent_path() ? target.parent_path() : ".";
   std::string pattern = (folder / ("." + target.filename().string() + ".clsort-XXXXXX")).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  fd_ = ::mkstemp(name.data());
-  if (fd_ < 0)
-    throw InputError(destination_, std::string("cannot create output: ") + std::strerror(errno));
-  temporary_ = name.data();
-  register_temporary(temporary_);
+  temporary_ = create_temporary([&] {
+    fd_ = ::mkstemp(pattern.data());
+    if (fd_ < 0)
+      throw InputError(destination_, std::string("cannot create output: ") + std::strerror(errno));
+    return pattern;
+  });
   // mkstemp creates the file 0600; give it the permissions a plain new file would get.
   const mode_t mask = ::umask(0);
   ::umask(mask);

@@ -46,9 +46,11 @@ void install_interrupt_cleanup() {
   }).detach();
 }
 
-void register_temporary(const std::string& path) {
+std::string create_temporary(const std::function<std::string()>& create) {
   std::lock_guard lock(registry_mutex);
+  std::string path = create();
   temporaries.insert(path);
+  return path;
 }
 
 void forget_temporary(const std::string& path) {

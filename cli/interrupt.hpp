@@ -11,8 +11,10 @@ namespace clsort::cli {
 /// and the process exits with status 128 + the signal number. Call first thing in main().
 void install_interrupt_cleanup();
 
-/// Adds a file that an interrupt must remove.
-void register_temporary(const std::string& path);
+/// Runs `create` (which makes a file and returns its path) and adds the file to those an
+/// interrupt must remove, as one step that an interrupt cannot split: the cleanup never misses a
+/// file just made.
+std::string create_temporary(const std::function<std::string()>& create);
 
 /// Forgets a registered file (after removing it, or once it has been renamed into place).
 void forget_temporary(const std::string& path);

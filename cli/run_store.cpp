@@ -13,6 +13,7 @@
 
 #include "fd_io.hpp"
 #include "input_error.hpp"
+#include "interrupt.hpp"
 
 namespace clsort::cli {
 namespace {
@@ -20,13 +21,20 @@ namespace {
 // Samples per run: enough that a range can be cut finely even when many runs are merged.
 constexpr std::uint64_t samples_per_run = 1024;
 
+// A file with no name in `folder`: made with a name that an interrupt removes until the name
+// is gone.
 int unlinked_temporary_file(const std::string& folder) {
-  std::string pattern = (std::filesystem::path(folder) / "clsort-run-XXXXXX").string();
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0)
-    throw InputError(folder,
-                     std::string("cannot create a temporary file (-T): ") + std::strerror(errno));
-  ::unlink(pattern.c_str());
+  int fd = -1;
+  const std::string path = create_temporary([&] {
+    std::string pattern = (std::filesystem::path(folder) / "clsort-run-XXXXXX").string();
+    fd = ::mkstemp(pattern.data());
+    if (fd < 0)
+      throw InputError(folder,
+                       std::string("cannot create a temporary file (-T): ") + std::strerror(errno));
+    return pattern;
+  });
+  ::unlink(path.c_str());
+  forget_temporary(path);
   return fd;
 }
 

@@ -1,6 +1,10 @@
-// The CLI under injected OpenCL failures: a clear error, exit status 1, inputs intact and no
-// partial outputs or temporaries.
+// The CLI under injected OpenCL failures, and signals as it makes a temporary file: a clear
+// error or the signal's exit status, inputs intact and no partial outputs or temporaries.
 #include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <thread>
+#include <utility>
 
 #include "support/cli_fixture.hpp"
 #include "support/opencl_fixture.hpp"
@@ -61,6 +65,16 @@ struct FaultyCli : CliFixture {
     return static_cast<std::size_t>(
         std::distance(fs::directory_iterator(path(folder)), fs::directory_iterator()));
   }
+
+  // Waits (up to a minute) until a file whose name holds `fragment` is in `folder`.
+  bool wait_for_file(const std::string& folder, const std::string& fragment) const {
+    for (int wait = 0; wait < 60000; ++wait) {
+      for (const auto& entry : fs::directory_iterator(path(folder)))
+        if (entry.path().filename().string().find(fragment) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  }
 };
 
 }  // namespace
@@ -111,6 +125,28 @@ BOOST_AUTO_TEST_CASE(a_failure_in_an_out_of_core_run_leaves_no_output_or_run_fil
   // The same run without the fault succeeds, so the fault was what stopped it.
   const Result clean = run(sort);
   BOOST_TEST(clean.exit_code == 0, clean.output);
+}
+
+// SIGINT while mkstemp, paused for 300 ms once it has made its file, is still making a run file
+// of an out-of-core sort, then the output's temporary file at the merge: the cleanup waits
+// until the file is registered, so neither stays behind.
+BOOST_AUTO_TEST_CASE(an_interrupt_as_a_temporary_file_is_made_leaves_nothing) {
+  const std::string names = write_inputs(1, 200003);
+  fs::create_directories(path("tmp"));
+  const std::vector<std::string> paused_mkstemp{"LD_PRELOAD=" + slow_mkstemp_library(),
+                                                "CLSORT_TEST_MKSTEMP_PAUSE_MS=300"};
+  for (const auto& [folder, fragment] :
+       {std::pair{"tmp", "clsort-run-"}, std::pair{".", ".sorted.npy.clsort-"}}) {
+    RunningCli cli(
+        cli_path(),
+        {"sort", "-q", "-S", "256K", "-T", path("tmp"), path("in0.npy"), "-o", path("sorted.npy")},
+        paused_mkstemp);
+    BOOST_TEST(wait_for_file(folder, fragment), fragment);
+    BOOST_TEST(cli.signal_and_wait(SIGINT) == 128 + SIGINT, fragment);
+    BOOST_TEST(files() == (std::set<std::string>{"in0.npy", "tmp"}), fragment);
+    BOOST_TEST(files_in("tmp") == 0u, fragment);
+  }
+  expect_inputs_intact();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

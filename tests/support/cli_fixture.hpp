@@ -115,6 +115,13 @@ inline std::string faults_library() {
   return moved && *moved ? moved : CLSORT_FAULTS_LIBRARY;
 }
 
+// The mkstemp pause (support/slow_mkstemp.cpp) built beside the tests, or
+// $CLSORT_SLOW_MKSTEMP_LIBRARY where the build has moved.
+inline std::string slow_mkstemp_library() {
+  const char* moved = std::getenv("CLSORT_SLOW_MKSTEMP_LIBRARY");
+  return moved && *moved ? moved : CLSORT_SLOW_MKSTEMP_LIBRARY;
+}
+
 inline bool has(const Result& r, const std::string& fragment) {
   const bool found = r.output.find(fragment) != std::string::npos;
   if (!found) BOOST_TEST_MESSAGE("output was: " << r.output);
@@ -126,12 +133,15 @@ struct RunningCli {
   pid_t pid = -1;
   int input = -1;
 
-  RunningCli(const std::string& cli, const std::vector<std::string>& arguments) {
+  // `environment`: NAME=value settings added to the CLI's environment.
+  RunningCli(const std::string& cli, const std::vector<std::string>& arguments,
+             std::vector<std::string> environment = {}) {
     int fds[2];
     BOOST_REQUIRE(::pipe(fds) == 0);
     pid = ::fork();
     BOOST_REQUIRE(pid >= 0);
     if (pid == 0) {
+      for (std::string& setting : environment) ::putenv(setting.data());
       ::dup2(fds[0], STDIN_FILENO);
       ::close(fds[0]);
       ::close(fds[1]);
