@@ -174,6 +174,10 @@ void expect_hybrid_sorts_in_portions(const Params& p) {
         expect_plan_sorts<std::uint64_t, V>(
             plan, make_keys<std::uint64_t>(d, static_cast<std::size_t>(n), ++seed),
             SortOptions{descending}, to_string(d));
+    SortOptions middle_bits;
+    middle_bits.begin_bit = 5;
+    middle_bits.end_bit = 53;
+    expect_plan_sorts<std::uint64_t, V>(plan, uniform, middle_bits, "uniform");
   }
   // A bucket too large to rank: one in segment_sort's tile, then one too large for it too, in
   // several portions (the passes over every digit, in portions).
