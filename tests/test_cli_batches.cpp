@@ -1,9 +1,6 @@
 // End-to-end tests of CLI batches: many inputs, one bad among them, --in-place, and interrupts.
 #include <boost/test/unit_test.hpp>
 
-#include <chrono>
-#include <thread>
-
 #include "support/cli_fixture.hpp"
 
 using namespace clsort;
@@ -148,12 +145,7 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_leaves_no_partial_files) {
     RunningCli cli(cli_path(),
                    {"sort", "-", "-o", path("out.npy"), "-S", "64K", "-T", path("runs"), "-q"});
     cli.feed(header + data.substr(0, data.size() / 2));
-    bool writing = false;
-    for (int wait = 0; wait < 600 && !writing; ++wait) {
-      writing = any_file_named(files(), ".out.npy.clsort-");
-      if (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    BOOST_TEST(writing);
+    BOOST_TEST(wait_for_file(".", ".out.npy.clsort-"));
     const int status = cli.signal_and_wait(signal_number);
     BOOST_TEST(status == 128 + signal_number);
     BOOST_TEST(!any_file_named(files(), "out.npy"));  // neither the output nor its temporary

@@ -2,8 +2,6 @@
 // error or the signal's exit status, inputs intact and no partial outputs or temporaries.
 #include <boost/test/unit_test.hpp>
 
-#include <chrono>
-#include <thread>
 #include <utility>
 
 #include "support/cli_fixture.hpp"
@@ -64,16 +62,6 @@ struct FaultyCli : CliFixture {
   std::size_t files_in(const std::string& folder) const {
     return static_cast<std::size_t>(
         std::distance(fs::directory_iterator(path(folder)), fs::directory_iterator()));
-  }
-
-  // Waits (up to a minute) until a file whose name holds `fragment` is in `folder`.
-  bool wait_for_file(const std::string& folder, const std::string& fragment) const {
-    for (int wait = 0; wait < 60000; ++wait) {
-      for (const auto& entry : fs::directory_iterator(path(folder)))
-        if (entry.path().filename().string().find(fragment) != std::string::npos) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return false;
   }
 };
 

@@ -96,8 +96,7 @@ struct MpiCli : CliFixture {
     }
     BOOST_REQUIRE(ranks.size() == 2u);
     const std::string temporary = "." + output + ".clsort-";
-    for (int wait = 0; wait < 60000 && !any_file_named(files(), temporary); ++wait)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for_file(".", temporary);  // checked again once the ranks are stopped
     for (const auto& [rank, pid] : ranks) ::kill(pid, SIGSTOP);
     if (any_file_named(files(), temporary)) return ranks;
     for (const auto& [rank, pid] : ranks) ::kill(pid, SIGCONT);  // let the job end

@@ -5,10 +5,8 @@
 
 #include <sys/mount.h>
 
-#include <chrono>
 #include <numeric>
 #include <regex>
-#include <thread>
 
 #include "support/cli_fixture.hpp"
 
@@ -140,12 +138,7 @@ BOOST_AUTO_TEST_CASE(an_interrupted_merge_leaves_nothing) {
   for (int signal_number : {SIGINT, SIGTERM}) {
     RunningCli cli(cli_path(), {"sort", input, "--type", "u32", "-S", "2M", "--merge", "host", "-T",
                                 path("runs"), "-o", path("out.u32"), "-q"});
-    bool merging = false;
-    for (int wait = 0; wait < 60000 && !merging; ++wait) {
-      merging = any_file_named(files(), ".out.u32.clsort-");
-      if (!merging) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    BOOST_TEST(merging);
+    BOOST_TEST(wait_for_file(".", ".out.u32.clsort-"));
     const int status = cli.signal_and_wait(signal_number);
     BOOST_TEST(status == 128 + signal_number);
     BOOST_TEST(!any_file_named(files(), "out.u32"));  // neither the output nor its temporary

@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <clsort/clsort.hpp>
@@ -98,6 +100,17 @@ struct CliFixture {
     for (const auto& entry : fs::directory_iterator(folder))
       names.insert(entry.path().filename().string());
     return names;
+  }
+
+  // Waits (up to a minute, looking every millisecond) until a file whose name holds `fragment`
+  // is in the subfolder `subfolder`, such as a running CLI's temporary output.
+  bool wait_for_file(const std::string& subfolder, const std::string& fragment) const {
+    for (int wait = 0; wait < 60000; ++wait) {
+      for (const auto& entry : fs::directory_iterator(path(subfolder)))
+        if (entry.path().filename().string().find(fragment) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
   }
 
   // A null device (like /dev/null) of the folder's own, so that an output that replaced its
