@@ -36,6 +36,7 @@ struct Options {
   ConstantPassCheck pass_check = ConstantPassCheck::after_first_pass;
   bool wall_clock = false;   // host clock around enqueue + finish instead of events
   bool return_event = true;  // SortOptions::return_event
+  bool host_data = false;    // also time clsort on host arrays (Sorter::sort_host_bytes)
 };
 
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
@@ -81,6 +82,19 @@ double time_std_sort(const std::vector<unsigned char>& bytes, KeyType type, cons
   });
 }
 
+// True if the n keys at `keys` are in clsort's order over the options' bit range.
+template <class K>
+bool in_order(const K* keys, std::uint64_t n, const SortOptions& options) {
+  const unsigned bits = options.end_bit.value_or(sizeof(K) * 8);
+  const auto field = [&](K k) {
+    const std::uint64_t o = ordered_bits(k);
+    return bits >= 64 ? o : o & ((std::uint64_t{1} << bits) - 1);
+  };
+  for (std::uint64_t i = 1; i < n; ++i)
+    if (field(keys[i]) < field(keys[i - 1])) return false;
+  return true;
+}
+
 // True if the device buffer holds n keys of `type` in clsort's order (checked after timing, so a
 // fast wrong answer is never reported as a result).
 bool sorted_on_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::uint64_t n,
@@ -89,15 +103,32 @@ bool sorted_on_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, s
     using K = typename decltype(tag)::type;
     std::vector<K> keys(n);
     queue.enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(K), keys.data());
-    const unsigned bits = options.end_bit.value_or(sizeof(K) * 8);
-    const auto field = [&](K k) {
-      const std::uint64_t o = ordered_bits(k);
-      return bits >= 64 ? o : o & ((std::uint64_t{1} << bits) - 1);
-    };
-    for (std::uint64_t i = 1; i < n; ++i)
-      if (field(keys[i]) < field(keys[i - 1])) return false;
-    return true;
+    return in_order(keys.data(), n, options);
   });
+}
+
+// Median milliseconds of Sorter::sort_host_bytes on host copies of the input, restored outside
+// the timed bracket (the call is synchronous: transfers, sort and read-back); -1 if the last
+// run's keys are out of order.
+double time_host_data(Sorter& sorter, const Options& o, const std::vector<unsigned char>& input,
+                      KeyType type, std::size_t value_bytes, const SortOptions& options) {
+  const std::uint64_t n = input.size() / key_size(type);
+  std::vector<unsigned char> keys(input.size()), values(n * value_bytes);
+  std::vector<double> ms;
+  for (int r = 0; r < o.warmup + o.repeats; ++r) {
+    std::copy(input.begin(), input.end(), keys.begin());
+    std::fill(values.begin(), values.end(), 7);
+    const auto start = std::chrono::steady_clock::now();
+    sorter.sort_host_bytes(keys.data(), n, type, value_bytes ? values.data() : nullptr, value_bytes,
+                           options);
+    const auto end = std::chrono::steady_clock::now();
+    if (r >= o.warmup) ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  const bool sorted = with_key_type(type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
+    return in_order(reinterpret_cast<const K*>(keys.data()), n, options);
+  });
+  return sorted ? median(ms) : -1;
 }
 
 void report(const Row& row, std::ostream* csv) {
@@ -155,6 +186,16 @@ int run(const Options& o) {
             return 1;
           }
           report(row, csv);
+          if (o.host_data) {
+            row.implementation = clsort_name(o) + "/host";
+            row.median_ms = time_host_data(sorter, o, keys, type, value_bytes, options);
+            if (row.median_ms < 0) {
+              std::cerr << "clsort-bench: clsort returned unsorted host " << type_name
+                        << " keys at n = " << n << "; no figure reported" << std::endl;
+              return 1;
+            }
+            report(row, csv);
+          }
           if (o.boost && boost_compute_supports(type, value_bytes)) {
             row.implementation = "boost.compute";
             row.median_ms = time_device(timer, o, input, [&] {
@@ -198,6 +239,8 @@ int main(int argc, char** argv) {
                "Time with the host clock around the sort call and finish() (launches included)");
   app.add_flag("!--no-event", o.return_event,
                "clsort's sorts return no event (SortOptions::return_event = false)");
+  app.add_flag("--host-data", o.host_data,
+               "Also time clsort on host arrays (Sorter::sort_host_bytes: transfers included)");
   app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
   const std::map<std::string, ConstantPassCheck> pass_checks{
       {"after-first", ConstantPassCheck::after_first_pass},

@@ -269,6 +269,26 @@ BOOST_AUTO_TEST_CASE(onesweep_sorts_of_changing_sizes_one_after_another) {
   }
 }
 
+// Host pairs read back through one staging block that the Sorter keeps: sorts that grow and
+// shrink it, staging the values (the smaller array) in some and the keys in others.
+BOOST_AUTO_TEST_CASE(host_pairs_of_changing_shapes_one_after_another) {
+  Sorter sorter(test_queue());
+  std::uint64_t seed = 520;
+  for (Distribution d : {Distribution::uniform, Distribution::few_distinct}) {
+    // Staged bytes: 14, then 400,012 (grows), 300,007 (shrinks), 1,062,148 (grows), 1.
+    expect_sorted_pairs<std::uint16_t, std::uint64_t>(
+        sorter, make_keys<std::uint16_t>(d, 7, seed++), {}, to_string(d));
+    expect_sorted_pairs<std::uint64_t, std::uint32_t>(
+        sorter, make_keys<std::uint64_t>(d, 100'003, seed++), {}, to_string(d));
+    expect_sorted_pairs<std::uint8_t, std::uint16_t>(
+        sorter, make_keys<std::uint8_t>(d, 300'007, seed++), {}, to_string(d));
+    expect_sorted_pairs<std::int32_t, std::uint64_t>(
+        sorter, make_keys<std::int32_t>(d, 265'537, seed++), {}, to_string(d));
+    expect_sorted_pairs<double, std::uint8_t>(sorter, make_keys<double>(d, 1, seed++), {},
+                                              to_string(d));
+  }
+}
+
 // fused_onesweep's tickets are 32-bit: a set of one key per tile and 1-bit digits would need
 // 64 x (2^26 + 1) work-groups for u64 keys; the sort refuses it by name and leaves the keys.
 BOOST_AUTO_TEST_CASE(fused_onesweep_refuses_more_work_groups_than_its_tickets_count) {

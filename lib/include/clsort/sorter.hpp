@@ -46,7 +46,9 @@ class Sorter {
 
   /// Sorts host keys in place and moves each value with its key; synchronous. Keys and values
   /// are contiguous sequences as for sort(); values may be any trivially copyable type of 1, 2,
-  /// 4, 8 or 16 bytes. On error both are left unchanged.
+  /// 4, 8 or 16 bytes. On error both are left unchanged: the smaller of the two comes back
+  /// through a host copy first, which the Sorter keeps for its next sorts (host memory the
+  /// size of that array in its largest such sort).
   template <class Keys, class Values, class = decltype(std::data(std::declval<Keys&>())),
             class = decltype(std::data(std::declval<Values&>()))>
   void sort_pairs(Keys&& keys, Values&& values, const SortOptions& options = {}) {
