@@ -220,8 +220,11 @@ Measurement one_sort(BenchRank& rank, std::uint64_t seed) {
 // Rank 0's line for one sort as it ends, so that a run stopped by a time limit shows how far it
 // came and where its time went.
 void report_sort(std::ostream& progress, const std::string& which, const Measurement& measured) {
+  const PhaseTimes& phases = measured.phases;
   progress << std::fixed << std::setprecision(3) << "clsort-mpi bench: " << which << ": new input "
-           << measured.prepare << " s, sort " << measured.wall << " s, check " << measured.check
+           << measured.prepare << " s, sort " << measured.wall << " s (local sort "
+           << phases.local_sort << ", splitters " << phases.splitters << ", exchange "
+           << phases.exchange << ", merge " << phases.merge << "), check " << measured.check
            << " s, all-to-all " << measured.all_to_all << " s" << std::endl;
 }
 
