@@ -12,6 +12,7 @@
 #include "device_info.hpp"
 #include "kernel_build.hpp"
 #include "onesweep_plan.hpp"
+#include "pinned_upload.hpp"
 #include "program_cache.hpp"
 #include "sort_plan.hpp"
 
@@ -71,12 +72,26 @@ struct Sorter::Impl {
   std::vector<PlanEntry> plans;
   detail::DeviceBuffer host_keys, host_values;  // staging for the host-data API
   HostStaging readback;                         // pairs' all-or-nothing read-back
+  detail::PinnedUpload upload;                  // host data of at least `pinned_from` bytes
+  std::optional<std::uint64_t> pinned_from;     // (none: every upload goes straight)
   cl::Event last_sort;                          // scratch is shared: sorts run one after another
 
   explicit Impl(cl::CommandQueue q) : queue(std::move(q)) {
     detail::check(queue.getInfo(CL_QUEUE_CONTEXT, &context), "query queue");
     detail::check(queue.getInfo(CL_QUEUE_DEVICE, &device), "query queue");
     limits = detail::query_limits(device);
+    pinned_from = detail::PinnedUpload::threshold_for(device);
+  }
+
+  // Copies host data into a device buffer once `wait_events` complete; returns when done.
+  void upload_host(const cl::Buffer& destination, const void* source, std::uint64_t bytes,
+                   const std::vector<cl::Event>& wait_events, const char* what) {
+    if (pinned_from && bytes >= *pinned_from) {
+      upload.write(queue, destination, source, bytes, wait_events, what);
+      return;
+    }
+    detail::check(queue.enqueueWriteBuffer(destination, CL_TRUE, 0, bytes, source, &wait_events),
+                  "write buffer", what);
   }
 
   // The parameters a sort of this class uses: set_params(), else the fixed set, else the
@@ -306,12 +321,9 @@ void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* valu
     // After the previous sort, which may still use the staging buffers if its wait failed.
     const std::vector<cl::Event> previous =
         s.last_sort() ? std::vector<cl::Event>{s.last_sort} : std::vector<cl::Event>{};
-    detail::check(s.queue.enqueueWriteBuffer(data.keys, CL_TRUE, 0, key_bytes, keys, &previous),
-                  "write buffer", "keys to the device");
+    s.upload_host(data.keys, keys, key_bytes, previous, "keys to the device");
     if (value_bytes > 0)
-      detail::check(
-          s.queue.enqueueWriteBuffer(data.values, CL_TRUE, 0, value_total, values, &previous),
-          "write buffer", "values to the device");
+      s.upload_host(data.values, values, value_total, previous, "values to the device");
   }
   SortOptions with_event = options;
   with_event.return_event = true;  // waited for below

@@ -66,6 +66,9 @@ class Sorter {
   /// Sorts n host keys of `type` in place, moving `value_bytes`-sized values (0: none, values
   /// may then be null) with them; synchronous. The type-erased form of the two calls above,
   /// for keys whose type is known only at run time. On error the host data is left unchanged.
+  /// Arrays of 32 MiB or more reach a GPU through 128 MiB of pinned host memory that the Sorter
+  /// allocates on first use and keeps (CLSORT_HOST_STAGING: auto, pinned for every array on
+  /// any device, direct for none; docs/library.md).
   void sort_host_bytes(void* keys, std::size_t n, KeyType type, void* values,
                        std::size_t value_bytes, const SortOptions& options = {});
 
