@@ -135,4 +135,23 @@ BOOST_AUTO_TEST_CASE(bounds_nesting_depth) {
   expect_error(repeat("{% if on %}", 5000), vars, {"blocks nested more than 64 deep"});
 }
 
+// Hostile loops fail at a bound on all loops' iterations and on the rendered size, rather than
+// running for hours (fuzzing found range(258870738762)) or filling memory.
+BOOST_AUTO_TEST_CASE(bounds_loop_work_and_output) {
+  Templates t;
+  const std::string full = "{% for i in range(1048576) %}{% endfor %}x";
+  BOOST_TEST(t.render(full, vars) == "x");
+  expect_error("\n{% for i in range(1048577) %}{% endfor %}", vars,
+               {"main:2", "loops run more than 1048576 iterations in all"});
+  expect_error("{% for i in range(1024) %}{% for j in range(1025) %}{% endfor %}{% endfor %}", vars,
+               {"more than 1048576 iterations"});
+  expect_error("{% for i in range(0 - (1 << 62), 1 << 62) %}{% endfor %}", vars,
+               {"more than 1048576 iterations"});
+  expect_error("{% for i in range(258870738762) %}{{ i * 4 }}{% endfor %}", vars,
+               {"more than 1048576 iterations"});
+  const std::string line(100, 'x');
+  expect_error("{% for i in range(1000000) %}" + line + "{% endfor %}", vars,
+               {"main:1", "renders more than 67108864 bytes"});
+}
+
 BOOST_AUTO_TEST_SUITE_END()

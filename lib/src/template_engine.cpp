@@ -269,6 +269,10 @@ class Renderer {
 
  private:
   static constexpr int max_include_depth = 16;
+  // Hostile templates fail at these bounds instead of running for hours or filling memory; a
+  // kernel template renders a few hundred KiB in a few thousand loop iterations.
+  static constexpr std::int64_t max_loop_iterations = std::int64_t{1} << 20;  // all loops together
+  static constexpr std::size_t max_output_bytes = std::size_t{64} << 20;
 
   [[noreturn]] static void fail(std::string_view name, int line, const std::string& message) {
     throw Error("render template", std::string(name) + ":" + std::to_string(line) + ": " + message);
@@ -312,6 +316,8 @@ class Renderer {
           render(node.content, context, out, depth + 1);
           break;
       }
+      if (out.size() > max_output_bytes)
+        fail(name, node.line, "renders more than " + std::to_string(max_output_bytes) + " bytes");
     }
   }
 
@@ -336,6 +342,12 @@ class Renderer {
     const std::int64_t end = evaluate_int(name, node.line, node.range_end, context);
     if (context.count(node.content))
       fail(name, node.line, "loop variable '" + node.content + "' hides an existing variable");
+    // Compared without forming end - begin, which may overflow.
+    if (end > begin && (begin < 0 ? end > max_loop_iterations - loop_iterations_ + begin
+                                  : end - begin > max_loop_iterations - loop_iterations_))
+      fail(name, node.line,
+           "loops run more than " + std::to_string(max_loop_iterations) + " iterations in all");
+    if (end > begin) loop_iterations_ += end - begin;
     for (std::int64_t i = begin; i < end; ++i) {
       context[node.content] = i;
       render_nodes(name, node.branches.front().body, context, out, depth);
@@ -350,6 +362,7 @@ class Renderer {
   }
 
   const TemplateLoader& loader_;
+  std::int64_t loop_iterations_ = 0;  // of every loop rendered so far
 };
 
 }  // namespace
