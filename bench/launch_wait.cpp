@@ -8,10 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cl_status.hpp"
 #include "clsort/device.hpp"
 #include "clsort/opencl.hpp"
 
 namespace {
+
+using clsort::bench::check;
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(
@@ -36,13 +39,6 @@ double median_us(const std::function<void()>& work) {
     times.push_back(now_us() - start);
   }
   return median(times);
-}
-
-// Turns an OpenCL return code into an exception naming the operation.
-void check(cl_int status, const char* operation) {
-  if (status != CL_SUCCESS)
-    throw std::runtime_error(std::string(operation) + " failed: OpenCL error " +
-                             std::to_string(status));
 }
 
 // Median host-clock time of the enqueue alone, the queue drained (untimed) after each.

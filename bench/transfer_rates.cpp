@@ -10,11 +10,14 @@
 #include <thread>
 #include <vector>
 
+#include "cl_status.hpp"
 #include "clsort/device.hpp"
 #include "clsort/opencl.hpp"
 #include "median.hpp"
 
 namespace {
+
+using clsort::bench::check;
 
 constexpr int repeats = 5;
 
@@ -29,12 +32,6 @@ double median_seconds(const std::function<void()>& work) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return clsort::bench::median(times);
-}
-
-void check(cl_int status, const char* operation) {
-  if (status != CL_SUCCESS)
-    throw std::runtime_error(std::string(operation) + " failed: OpenCL error " +
-                             std::to_string(status));
 }
 
 // Copies `bytes` with `threads` threads, each a contiguous part.

@@ -32,8 +32,8 @@ void parallel_copy(unsigned char* to, const unsigned char* from, std::size_t byt
   for (std::thread& worker : workers) worker.join();
 }
 
-// Waits for every transfer that was enqueued, whatever its outcome: the block may be unmapped
-// and reused only once no transfer reads it.
+// Waits for every transfer that was enqueued, whatever its outcome: the block may be filled
+// again only once no transfer reads it.
 void settle(std::vector<cl::Event>& transfers) {
   for (cl::Event& transfer : transfers)
     if (transfer()) transfer.wait();
@@ -64,8 +64,8 @@ PinnedUpload::~PinnedUpload() {
   queue_.finish();
 }
 
-unsigned char* PinnedUpload::staging(const cl::CommandQueue& queue) {
-  if (staging_) return staging_;
+void PinnedUpload::map_block(const cl::CommandQueue& queue) {
+  if (staging_) return;
   cl::Context context;
   check(queue.getInfo(CL_QUEUE_CONTEXT, &context), "query queue");
   cl_int status = CL_SUCCESS;
@@ -81,17 +81,16 @@ unsigned char* PinnedUpload::staging(const cl::CommandQueue& queue) {
   block_ = std::move(block);
   queue_ = queue;
   staging_ = static_cast<unsigned char*>(mapped);
-  return staging_;
 }
 
 void PinnedUpload::write(const cl::CommandQueue& queue, const cl::Buffer& destination,
                          const void* source, std::uint64_t bytes,
                          const std::vector<cl::Event>& wait_events, const std::string& what) {
-  unsigned char* const block = staging(queue);
+  map_block(queue);
   std::vector<cl::Event> halves(2);  // the transfer out of each half of the block
   try {
-    write_chunks(queue, destination, static_cast<const unsigned char*>(source), bytes, block,
-                 wait_events, halves, what);
+    write_chunks(queue, destination, static_cast<const unsigned char*>(source), bytes, wait_events,
+                 halves, what);
   } catch (...) {
     settle(halves);  // before the block is filled again
     throw;
@@ -100,14 +99,14 @@ void PinnedUpload::write(const cl::CommandQueue& queue, const cl::Buffer& destin
 
 void PinnedUpload::write_chunks(const cl::CommandQueue& queue, const cl::Buffer& destination,
                                 const unsigned char* source, std::uint64_t bytes,
-                                unsigned char* staging, const std::vector<cl::Event>& wait_events,
+                                const std::vector<cl::Event>& wait_events,
                                 std::vector<cl::Event>& halves, const std::string& what) const {
   for (std::uint64_t offset = 0, chunk = 0; offset < bytes; offset += chunk_bytes_, ++chunk) {
     const auto length =
         static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, bytes - offset));
     cl::Event& half = halves[chunk % 2];
     if (half()) check(half.wait(), "write buffer", what);  // its last chunk has left it
-    unsigned char* const chunk_staging = staging + (chunk % 2) * chunk_bytes_;
+    unsigned char* const chunk_staging = staging_ + (chunk % 2) * chunk_bytes_;
     parallel_copy(chunk_staging, source + offset, length);
     check(queue.enqueueWriteBuffer(destination, CL_FALSE, offset, length, chunk_staging,
                                    &wait_events, &half),

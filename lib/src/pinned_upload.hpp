@@ -39,17 +39,17 @@ class PinnedUpload {
              const std::string& what);
 
  private:
-  // The block's host memory: allocated and mapped on first use, mapped until destruction.
-  unsigned char* staging(const cl::CommandQueue& queue);
+  // Allocates and maps the block on first use; it stays mapped until destruction.
+  void map_block(const cl::CommandQueue& queue);
   void write_chunks(const cl::CommandQueue& queue, const cl::Buffer& destination,
-                    const unsigned char* source, std::uint64_t bytes, unsigned char* staging,
+                    const unsigned char* source, std::uint64_t bytes,
                     const std::vector<cl::Event>& wait_events, std::vector<cl::Event>& halves,
                     const std::string& what) const;
 
   std::size_t chunk_bytes_;
   cl::Buffer block_;
-  cl::CommandQueue queue_;  // the queue that mapped the block, which unmaps it
-  unsigned char* staging_ = nullptr;
+  cl::CommandQueue queue_;            // the queue that mapped the block, which unmaps it
+  unsigned char* staging_ = nullptr;  // the block's mapped host memory
 };
 
 }  // namespace clsort::detail
