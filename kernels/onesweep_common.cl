@@ -105,12 +105,12 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
 
 {% if ranking == "warp_match" %}
 {% include "warp.cl" %}
-{% if prefetch_tiles > 0 %}
-/* Asks the L2 cache for keys[begin, end), one request per 128-byte line, without waiting. */
-inline void prefetch_keys(__global const key_t* keys, offset_t begin, offset_t end) {
-  const uint keys_per_line = 128 / sizeof(key_t);
-  for (offset_t i = begin + get_local_id(0) * keys_per_line; i < end; i += WG * keys_per_line)
-    asm volatile("prefetch.global.L2 [%0];" : : "l"((ulong)(keys + i)));
+{% if prefetch_tiles > 0 or prefetch_values %}
+/* Asks the L2 cache for `bytes` bytes from `first`, one request per 128-byte line, without
+   waiting. */
+inline void prefetch_to_l2(__global const uchar* first, offset_t bytes) {
+  for (offset_t i = get_local_id(0) * 128; i < bytes; i += WG * 128)
+    asm volatile("prefetch.global.L2 [%0];" : : "l"((ulong)(first + i)));
 }
 {% endif %}
 {% endif %}

@@ -185,10 +185,10 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
     for (const Params& p : sets) sort_with(p);
 }
 
-// 256 items, 8-bit digits and 28-30 keys an item: tiles of keys that scatter while ranking only
-// with compact digit tables (pairs of the same shape keep the full tables). Every distribution
-// of u32 and f32 keys and of u32 pairs, across sizes of one partial tile, whole tiles and many
-// tiles (with the prefetch).
+// 256 items, 8-bit digits and 28-30 keys an item: tiles that scatter while ranking only with
+// compact digit tables, keys alone or with u32 values. Every distribution of u32 and f32 keys
+// and of u32 and f32 pairs, across sizes of one partial tile, whole tiles and many tiles (with
+// the prefetch).
 BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
   std::vector<Params> sets;
   for (int ept : {28, 29, 30}) {
@@ -205,6 +205,7 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
   for (const Params& p : sets) {
     BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
       BOOST_TEST(clsort::detail::onesweep_layout(p, 4, 0, local).compact_digit_tables);
+      BOOST_TEST(clsort::detail::onesweep_layout(p, 4, 4, local).compact_digit_tables);
       Sorter sorter(test_queue(), p);
       const std::size_t tile = 256 * static_cast<std::size_t>(p.elements_per_thread);
       for (std::size_t n : {std::size_t{1}, tile - 1, tile, 3 * tile + 1, std::size_t{1000003}})
@@ -214,6 +215,8 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
           expect_sorted_keys(sorter, make_keys<float>(d, n, n + 1), {true}, name);
           expect_sorted_pairs<std::uint32_t, std::uint32_t>(
               sorter, make_keys<std::uint32_t>(d, n, n + 2), {}, name);
+          expect_sorted_pairs<float, std::uint32_t>(sorter, make_keys<float>(d, n, n + 3), {true},
+                                                    name);
         }
     }
   }

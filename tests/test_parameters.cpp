@@ -275,8 +275,8 @@ BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
 }
 
 // Compact digit tables (each work-item's digit state in registers) only where they, and not the
-// full tables, let a tile of keys scatter while ranking: 256 x 28-30 u32 keys in 48 KiB. Pairs
-// keep the full tables.
+// full tables, let a tile scatter while ranking: 256 x 28-30 u32 keys, alone or with u32 values,
+// in 48 KiB.
 BOOST_AUTO_TEST_CASE(compact_digit_tables_only_where_they_let_tiles_scatter_while_ranking) {
   using clsort::detail::onesweep_layout;
   Params p = warp_match_256_wide(Algorithm::onesweep, 27);
@@ -289,8 +289,9 @@ BOOST_AUTO_TEST_CASE(compact_digit_tables_only_where_they_let_tiles_scatter_whil
     BOOST_TEST(keys.compact_digit_tables, "256 x " << ept);
     BOOST_TEST(keys.local_bytes <= kib48);
     const auto pairs = onesweep_layout(p, 4, 4, kib48);
-    BOOST_TEST(!pairs.scatter_while_ranking, "pairs, 256 x " << ept);
-    BOOST_TEST(!pairs.compact_digit_tables, "pairs, 256 x " << ept);
+    BOOST_TEST(pairs.scatter_while_ranking, "pairs, 256 x " << ept);
+    BOOST_TEST(pairs.compact_digit_tables, "pairs, 256 x " << ept);
+    BOOST_TEST(pairs.local_bytes == keys.local_bytes);
   }
   p.elements_per_thread = 31;
   BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);

@@ -239,12 +239,11 @@ OnesweepLayout onesweep_layout(const Params& params, std::size_t key_bytes, std:
   if (params.ranking == Ranking::warp_match) {
     const OnesweepLayout own_masks = onesweep_layout_with(params, key_bytes, value_bytes, true);
     if (own_masks.local_bytes <= local_memory_bytes) return own_masks;
-    // Compact digit tables only where they let a tile of keys scatter while ranking (H100, host
-    // clock: u32 keys at 2^28 with 30 keys a work-item 5.33-5.37 ms against 5.49-5.58 for 27,
-    // the most that scatter with full tables). Not for pairs: f32 keys with u32 values at
-    // 256 x 28-30 that way ran 7-18% slower at 2^22-2^26 than at 256 x 32.
-    if (value_bytes == 0 &&
-        digit_count(params) == static_cast<std::size_t>(params.work_group_size)) {
+    // Compact digit tables only where they let a tile scatter while ranking (H100, host clock:
+    // u32 keys at 2^28 with 30 keys a work-item 5.33-5.37 ms against 5.49-5.58 for 27, the
+    // most that scatter with full tables; H200, u32 + u32 at 256 x 30 this way 7.80 ms against
+    // 8.02-8.04 at 256 x 28 with full tables, f32 + u32 8.59 against 8.64).
+    if (digit_count(params) == static_cast<std::size_t>(params.work_group_size)) {
       const OnesweepLayout compact =
           onesweep_layout_with(params, key_bytes, value_bytes, true, true);
       if (compact.local_bytes <= local_memory_bytes) return compact;
