@@ -105,10 +105,11 @@ BOOST_AUTO_TEST_CASE(the_staging_setting_is_checked) {
   }
   {
     StagingSetting automatic("auto");
-    const bool gpu = (test_device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+    const bool gpu_or_accelerator = (test_device().getInfo<CL_DEVICE_TYPE>() &
+                                     (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
     const auto threshold = detail::PinnedUpload::threshold_for(test_device());
-    BOOST_TEST(threshold.has_value() == gpu);
-    if (gpu) BOOST_TEST(*threshold == detail::PinnedUpload::gpu_min_bytes);
+    BOOST_TEST(threshold.has_value() == gpu_or_accelerator);
+    if (gpu_or_accelerator) BOOST_TEST(*threshold == detail::PinnedUpload::gpu_min_bytes);
   }
   StagingSetting wrong("fast");
   BOOST_CHECK_EXCEPTION(Sorter{test_queue()}, Error, [](const Error& e) {

@@ -342,12 +342,13 @@ class Renderer {
     const std::int64_t end = evaluate_int(name, node.line, node.range_end, context);
     if (context.count(node.content))
       fail(name, node.line, "loop variable '" + node.content + "' hides an existing variable");
-    // Compared without forming end - begin, which may overflow.
-    if (end > begin && (begin < 0 ? end > max_loop_iterations - loop_iterations_ + begin
-                                  : end - begin > max_loop_iterations - loop_iterations_))
+    // Counted in unsigned arithmetic, where end - begin cannot overflow.
+    const std::uint64_t count =
+        end > begin ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin) : 0;
+    if (count > static_cast<std::uint64_t>(max_loop_iterations - loop_iterations_))
       fail(name, node.line,
            "loops run more than " + std::to_string(max_loop_iterations) + " iterations in all");
-    if (end > begin) loop_iterations_ += end - begin;
+    loop_iterations_ += static_cast<std::int64_t>(count);
     for (std::int64_t i = begin; i < end; ++i) {
       context[node.content] = i;
       render_nodes(name, node.branches.front().body, context, out, depth);
