@@ -265,8 +265,8 @@
 
 {% if prefetch_values %}
   /* The tile's values are wanted once its keys are out: asked of L2 now, they arrive during the
-     look-back (H200, 2^28: u32 + u32 8.00 -> 7.73 ms, u64 + u32 13.37 -> 13.12; f32 keys ran
-     8.50 -> 8.76, so the host asks for this with integer keys only). */
+     look-back (H200, 2^28: u32 + u32 8.00 -> 7.73 ms, u64 + u32 13.37 -> 13.12; on the H100
+     0.6-0.9% slower, so the tuner chooses; f32 keys ran 8.50 -> 8.76, so never for floats). */
   prefetch_to_l2((__global const uchar*)(values_in + tile_begin), tile_size * sizeof(value_t));
 {% endif %}
   /* 4. Sum earlier tiles' counts until one holds an inclusive prefix; publish ours. */

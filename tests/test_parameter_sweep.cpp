@@ -79,6 +79,12 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
       sets.push_back(p);
     }
   }
+  if (ranking == Ranking::warp_match && runs_onesweep_passes(algorithm)) {
+    // Each tile asking L2 for its own values: sort_with's u32 pairs, partial last tile included.
+    Params p = base;
+    p.prefetch_values = 1;
+    sets.push_back(p);
+  }
   return runnable(sets);
 }
 
@@ -188,7 +194,7 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
 // 256 items, 8-bit digits and 28-30 keys an item: tiles that scatter while ranking only with
 // compact digit tables, keys alone or with u32 values. Every distribution of u32 and f32 keys
 // and of u32 and f32 pairs, across sizes of one partial tile, whole tiles and many tiles (with
-// the prefetch).
+// each prefetch: the tiles ahead at 30, the tile's own values at 28 and 29).
 BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
   std::vector<Params> sets;
   for (int ept : {28, 29, 30}) {
@@ -198,6 +204,7 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
     p.work_group_size = 256;
     p.elements_per_thread = ept;
     p.prefetch_ahead = ept == 30 ? 1 : 0;
+    p.prefetch_values = ept == 30 ? 0 : 1;
     sets.push_back(p);
   }
   if (!runs_warp_match(sets)) return;

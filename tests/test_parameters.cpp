@@ -63,7 +63,11 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   p.ranking = Ranking::warp_match;  // the only ranking that may prefetch
   p.work_group_size = 64;
   p.prefetch_ahead = 2;
+  p.prefetch_values = 1;
   BOOST_TEST(json(p)["prefetch_ahead"] == 2);
+  BOOST_TEST(json(p)["prefetch_values"] == 1);
+  BOOST_TEST((json(p).get<Params>() == p));
+  p.prefetch_values = 0;
   BOOST_TEST((json(p).get<Params>() == p));
 }
 
@@ -96,6 +100,15 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
   j = good;
   j.erase("prefetch_ahead");
   expect_json_error(j, "missing field 'prefetch_ahead'");
+  j = good;
+  j["prefetch_values"] = 2;
+  expect_json_error(j, "'prefetch_values' = 2 is outside [0, 1]");
+  j = good;
+  j["prefetch_values"] = 1;
+  expect_json_error(j, "prefetch_values = 1 needs ranking = warp_match");
+  j = good;
+  j.erase("prefetch_values");
+  expect_json_error(j, "missing field 'prefetch_values'");
   j = good;
   j["radix_bitz"] = 4;
   expect_json_error(j, "unknown field 'radix_bitz'");
@@ -144,6 +157,18 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   p.prefetch_ahead = -1;
   BOOST_CHECK_EXCEPTION(validate(p), Error,
                         [](const Error& e) { return message_has(e, "prefetch_ahead = -1"); });
+  p = Params{};
+  p.algorithm = Algorithm::fused_onesweep;
+  p.prefetch_values = 1;  // bitmask ranking: the prefetch is PTX beside warp_match's
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "prefetch_values = 1 needs ranking = warp_match");
+  });
+  p.ranking = Ranking::warp_match;
+  BOOST_CHECK_NO_THROW(validate(p));      // fused_onesweep's tiles may ask for their values
+  p.algorithm = Algorithm::single_group;  // no tiles and no look-back to hide the request behind
+  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
+    return message_has(e, "algorithm = onesweep, hybrid or fused_onesweep");
+  });
   p = Params{};
   p.radix_bits = 0;
   BOOST_CHECK_EXCEPTION(validate(p), Error,

@@ -47,6 +47,7 @@ const char* tiny_space = R"({
   "radix_bits": [8], "work_group_size": [1], "elements_per_thread": [1024, 4096],
   "ranking": ["serial"], "algorithm": ["reduce_then_scan"],
   "scan_work_group_size": [16], "scan_elements_per_thread": [16], "prefetch_ahead": [0],
+  "prefetch_values": [0],
   "constraints": ["valid", "sensible_blocks", "fits_device"]
 })";
 
@@ -247,7 +248,8 @@ BOOST_AUTO_TEST_CASE(onesweep_twins_differing_in_scan_fields_are_measured_once) 
     "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [4],
     "ranking": ["bitmask"], "algorithm": ["onesweep"],
     "scan_work_group_size": [16, 32, 64], "scan_elements_per_thread": [4, 16],
-    "prefetch_ahead": [0], "constraints": ["valid", "sensible_blocks", "fits_device"]
+    "prefetch_ahead": [0], "prefetch_values": [0],
+    "constraints": ["valid", "sensible_blocks", "fits_device"]
   })";
   const std::string profile = path("twins-profile.json");
   const Result r = tune("--classes 32:0 --sizes 12 --budget 10m -q --space " + path("twins.json") +
@@ -284,13 +286,30 @@ BOOST_AUTO_TEST_CASE(rank_sort_sets_differing_only_in_digit_fields_are_one_candi
     "radix_bits": [4, 8], "work_group_size": [32, 64], "elements_per_thread": [4],
     "ranking": ["serial", "bitmask"], "algorithm": ["rank_sort", "single_group"],
     "scan_work_group_size": [64], "scan_elements_per_thread": [4],
-    "prefetch_ahead": [0], "constraints": ["valid"]
+    "prefetch_ahead": [0], "prefetch_values": [0], "constraints": ["valid"]
   })"));
   int rank_sorts = 0, single_groups = 0;
   for (const Params& p : tune::candidates(space, test_device(), 4, 0))
     ++(p.algorithm == Algorithm::rank_sort ? rank_sorts : single_groups);
   BOOST_TEST(rank_sorts == 2);     // one per work-group size
   BOOST_TEST(single_groups == 8);  // their digits differ
+}
+
+// Keys alone have no values to prefetch: prefetch_values 0 and 1 are one candidate for them and
+// two for pairs (only "valid": the sets need warp_match, which PoCL lacks).
+BOOST_AUTO_TEST_CASE(the_values_prefetch_is_a_choice_for_pairs_only) {
+  const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(R"({
+    "radix_bits": [8], "work_group_size": [256], "elements_per_thread": [16],
+    "ranking": ["warp_match"], "algorithm": ["onesweep"],
+    "scan_work_group_size": [64], "scan_elements_per_thread": [4],
+    "prefetch_ahead": [0], "prefetch_values": [0, 1], "constraints": ["valid"]
+  })"));
+  const std::vector<Params> keys = tune::candidates(space, test_device(), 4, 0);
+  BOOST_TEST_REQUIRE(keys.size() == 1u);
+  BOOST_TEST(keys[0].prefetch_values == 0);
+  const std::vector<Params> pairs = tune::candidates(space, test_device(), 4, 4);
+  BOOST_TEST_REQUIRE(pairs.size() == 2u);
+  BOOST_TEST(pairs[0].prefetch_values != pairs[1].prefetch_values);
 }
 
 // The default's one-field neighbours are screened right after it, before the rest of the space,
@@ -312,6 +331,7 @@ BOOST_AUTO_TEST_CASE(the_defaults_neighbours_are_screened_first) {
       {"scan_work_group_size", {d.scan_work_group_size}},
       {"scan_elements_per_thread", {d.scan_elements_per_thread}},
       {"prefetch_ahead", {d.prefetch_ahead}},
+      {"prefetch_values", {d.prefetch_values}},
       {"constraints", {"valid", "sensible_blocks", "fits_device"}}};
   std::ofstream(path("near.json")) << space.dump();
   const std::string profile = path("near-profile.json");

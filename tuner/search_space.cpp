@@ -12,8 +12,9 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> field_names{
-    "radix_bits", "work_group_size",      "elements_per_thread",      "ranking",
-    "algorithm",  "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead"};
+    "radix_bits",     "work_group_size",      "elements_per_thread",      "ranking",
+    "algorithm",      "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead",
+    "prefetch_values"};
 
 using Constraint =
     std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
@@ -66,6 +67,7 @@ SearchSpace default_search_space() {
     "scan_work_group_size": [16, 64, 256],
     "scan_elements_per_thread": [4, 16, 256],
     "prefetch_ahead": [0, 1],
+    "prefetch_values": [0, 1],
     "constraints": ["valid", "sensible_blocks", "fits_device"]
   })"));
 }
@@ -127,7 +129,9 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
     for (std::size_t f = 0; f < field_names.size(); ++f)
       fields[field_names[f]] = space.values.at(field_names[f])[index[f]];
     try {
-      const Params p = fields.get<Params>();
+      Params p = fields.get<Params>();
+      // Keys alone have no values to prefetch: one candidate, not two alike.
+      if (value_bytes == 0) p.prefetch_values = 0;
       bool keep = std::none_of(result.begin(), result.end(),
                                [&](const Params& q) { return differences(p, q) == 0; });
       for (const std::string& name : space.constraints)
@@ -149,7 +153,7 @@ int differences(const Params& params, const Params& reference) {
          (a.elements_per_thread != b.elements_per_thread) + (a.ranking != b.ranking) +
          (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +
          (a.scan_elements_per_thread != b.scan_elements_per_thread) +
-         (a.prefetch_ahead != b.prefetch_ahead);
+         (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values);
 }
 
 }  // namespace clsort::tune

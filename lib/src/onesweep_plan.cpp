@@ -55,10 +55,9 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["scratch_words"] = static_cast<std::int64_t>(layout.scratch_bytes / 4);
   variables["prefetch_tiles"] = static_cast<std::int64_t>(config.params.prefetch_ahead) *
                                 static_cast<std::int64_t>(compute_units_);
-  // The values' L2 prefetch ahead of the look-back: PTX beside warp_match ranking's, measured
-  // faster with integer keys only (see the kernel).
-  variables["prefetch_values"] = config.params.ranking == Ranking::warp_match &&
-                                 config.value_bytes > 0 &&
+  // The values' L2 prefetch ahead of the look-back where the parameters ask for it, with
+  // integer keys only (see Params::prefetch_values).
+  variables["prefetch_values"] = config.params.prefetch_values > 0 && config.value_bytes > 0 &&
                                  key_kind(config.key_type) != KeyKind::floating_point;
   variables["portions"] = false;
   template_variables_ = variables;

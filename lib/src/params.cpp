@@ -20,13 +20,14 @@ struct IntField {
   int max;
 };
 
-constexpr std::array<IntField, 6> int_fields{{
+constexpr std::array<IntField, 7> int_fields{{
     {"radix_bits", &Params::radix_bits, 1, 8},
     {"work_group_size", &Params::work_group_size, 1, 4096},
     {"elements_per_thread", &Params::elements_per_thread, 1, 65536},
     {"scan_work_group_size", &Params::scan_work_group_size, 1, 4096},
     {"scan_elements_per_thread", &Params::scan_elements_per_thread, 1, 65536},
     {"prefetch_ahead", &Params::prefetch_ahead, 0, 4},
+    {"prefetch_values", &Params::prefetch_values, 0, 1},
 }};
 
 constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
@@ -176,6 +177,7 @@ Params segment_kernel_base(const Params& p) {
   Params segment = p;
   segment.algorithm = Algorithm::single_group;
   segment.prefetch_ahead = 0;
+  segment.prefetch_values = 0;
   segment.elements_per_thread = 1;
   if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
   return segment;
@@ -313,12 +315,18 @@ void validate(const Params& params) {
   if (params.ranking == Ranking::warp_match && params.work_group_size % 32 != 0)
     throw Error("validate parameters",
                 "ranking = warp_match needs work_group_size a multiple of 32");
-  // The prefetch is a PTX instruction in onesweep's pass kernel beside warp_match's.
+  // The prefetches are PTX instructions in onesweep's pass kernel beside warp_match's.
   if (params.prefetch_ahead > 0 &&
       (params.ranking != Ranking::warp_match || !prefetches_tiles(params.algorithm)))
     throw Error("validate parameters",
                 "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
                     " needs ranking = warp_match and algorithm = onesweep or hybrid (0 otherwise)");
+  if (params.prefetch_values > 0 &&
+      (params.ranking != Ranking::warp_match || !runs_onesweep_passes(params.algorithm)))
+    throw Error("validate parameters",
+                "prefetch_values = " + std::to_string(params.prefetch_values) +
+                    " needs ranking = warp_match and algorithm = onesweep, hybrid or "
+                    "fused_onesweep (0 otherwise)");
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
@@ -390,6 +398,7 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
     // H200 at 2^28, u32 keys: 51.8 Gkeys/s with 24 keys per work-item (scattered while ranked),
     // 49.1 with 28; u32 pairs: 33.6 with 28, 32.4 with 24, 26.0 with 16.
     p.elements_per_thread = key_bytes <= 4 ? (value_bytes == 0 ? 24 : 28) : 16;
+    p.prefetch_values = value_bytes > 0 ? 1 : 0;
   }
   const auto fits = [&] {
     return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;
@@ -405,6 +414,7 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
       // Warps need whole 32-item work-groups; below that only the portable path is left.
       p.ranking = Ranking::bitmask;
       p.algorithm = Algorithm::reduce_then_scan;
+      p.prefetch_values = 0;
       continue;
     }
     p.work_group_size /= 2;
@@ -469,6 +479,7 @@ std::optional<Params> warp_tier(const cl::Device& device, std::size_t key_bytes,
   p.ranking = Ranking::warp_match;
   p.work_group_size = 256;
   p.elements_per_thread = elements_per_thread;
+  p.prefetch_values = runs_onesweep_passes(algorithm) && value_bytes > 0 ? 1 : 0;
   if (local_memory_bytes(p, key_bytes, value_bytes) > limits.local_memory_bytes)
     return std::nullopt;
   return p;

@@ -140,6 +140,12 @@ struct Params {
   /// when a work-group takes that tile. 0: no prefetch. H200, u32 keys: 1.02x at 2^28 and
   /// 0.985x at 2^24, slower for pairs; the tuner chooses per class.
   int prefetch_ahead = 0;
+  /// onesweep, hybrid and fused_onesweep with warp_match only (0 elsewhere): 1 lets each tile of a
+  /// pairs sort with integer keys ask the L2 cache for its values once its keys are ranked, so
+  /// that they are on chip when the keys are out (float keys never do: slower on the H200
+  /// wherever the request went). H200 at 2^28: u32 + u32 1.02x, u64 + u32 1.02x; H100: u32 +
+  /// u32 and u64 + u32 0.99x; the tuner chooses per class.
+  int prefetch_values = 0;
 
   bool operator==(const Params& other) const;
   bool operator!=(const Params& other) const { return !(*this == other); }
@@ -147,7 +153,8 @@ struct Params {
  private:
   auto fields() const {
     return std::tie(radix_bits, work_group_size, elements_per_thread, ranking, algorithm,
-                    scan_work_group_size, scan_elements_per_thread, prefetch_ahead);
+                    scan_work_group_size, scan_elements_per_thread, prefetch_ahead,
+                    prefetch_values);
   }
 };
 
