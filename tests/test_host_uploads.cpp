@@ -93,6 +93,47 @@ BOOST_AUTO_TEST_CASE(sorts_of_host_data_through_pinned_staging) {
                      "pinned staging");
 }
 
+// A sorted copy: the inputs are only read and the other arrays get the stable order, uploaded
+// directly and through the pinned block.
+BOOST_AUTO_TEST_CASE(sorts_into_other_host_arrays) {
+  for (const char* mode : {"direct", "pinned"}) {
+    StagingSetting setting(mode);
+    Sorter sorter(test_queue());
+    for (const std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{4099}, std::size_t{300007}}) {
+      BOOST_TEST_CONTEXT(mode << " staging, n = " << n) {
+        const auto keys = make_keys<std::uint32_t>(Distribution::few_distinct, n, n);
+        const auto values = position_values<std::uint32_t>(n);
+        const auto order = reference_permutation(keys, {});
+        std::vector<std::uint32_t> sorted_keys(n, 0xDEADBEEFu), sorted_values(n, 0xDEADBEEFu);
+        sorter.sort_host_bytes_into(keys.data(), sorted_keys.data(), n, KeyType::u32, nullptr,
+                                    nullptr, 0);
+        BOOST_TEST(first_difference(sorted_keys, permuted(keys, order)) == n);
+        std::fill(sorted_keys.begin(), sorted_keys.end(), 0xDEADBEEFu);
+        sorter.sort_host_bytes_into(keys.data(), sorted_keys.data(), n, KeyType::u32, values.data(),
+                                    sorted_values.data(), sizeof(std::uint32_t));
+        BOOST_TEST(first_difference(sorted_keys, permuted(keys, order)) == n);
+        BOOST_TEST(first_difference(sorted_values, permuted(values, order)) == n);
+        BOOST_TEST(first_difference(
+                       keys, make_keys<std::uint32_t>(Distribution::few_distinct, n, n)) == n);
+        BOOST_TEST(first_difference(values, position_values<std::uint32_t>(n)) == n);
+      }
+    }
+    BOOST_TEST_CONTEXT(mode << " staging, f64 keys with 16-byte values, descending") {
+      const auto keys = make_keys<double>(Distribution::extremes, 70001, 3);
+      const auto values = position_values<Value16>(keys.size());
+      const SortOptions descending{true};
+      const auto order = reference_permutation(keys, descending);
+      std::vector<double> sorted_keys(keys.size());
+      std::vector<Value16> sorted_values(keys.size());
+      sorter.sort_host_bytes_into(keys.data(), sorted_keys.data(), keys.size(), KeyType::f64,
+                                  values.data(), sorted_values.data(), sizeof(Value16), descending);
+      BOOST_TEST(first_difference(sorted_keys, permuted(keys, order)) == keys.size());
+      BOOST_TEST(first_difference(sorted_values, permuted(values, order)) == keys.size());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(the_staging_setting_is_checked) {
   {
     StagingSetting direct("direct");

@@ -310,6 +310,12 @@ void read_pairs_all_or_nothing(const cl::CommandQueue& queue, const detail::Pass
 
 void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* values,
                              std::size_t value_bytes, const SortOptions& options) {
+  sort_host_bytes_into(keys, keys, n, type, values, values, value_bytes, options);
+}
+
+void Sorter::sort_host_bytes_into(const void* keys_in, void* keys_out, std::size_t n, KeyType type,
+                                  const void* values_in, void* values_out, std::size_t value_bytes,
+                                  const SortOptions& options) {
   Impl& s = *impl_;
   const std::uint64_t key_bytes = n * key_size(type);
   const std::uint64_t value_total = n * value_bytes;
@@ -321,9 +327,9 @@ void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* valu
     // After the previous sort, which may still use the staging buffers if its wait failed.
     const std::vector<cl::Event> previous =
         s.last_sort() ? std::vector<cl::Event>{s.last_sort} : std::vector<cl::Event>{};
-    s.upload_host(data.keys, keys, key_bytes, previous, "keys to the device");
+    s.upload_host(data.keys, keys_in, key_bytes, previous, "keys to the device");
     if (value_bytes > 0)
-      s.upload_host(data.values, values, value_total, previous, "values to the device");
+      s.upload_host(data.values, values_in, value_total, previous, "values to the device");
   }
   SortOptions with_event = options;
   with_event.return_event = true;  // waited for below
@@ -332,12 +338,12 @@ void Sorter::sort_host_bytes(void* keys, std::size_t n, KeyType type, void* valu
   detail::check(sorted.wait(), "sort", "waiting for the sort to finish");
   if (n == 0) return;
   if (value_bytes == 0) {
-    detail::check(s.queue.enqueueReadBuffer(data.keys, CL_TRUE, 0, key_bytes, keys), "read buffer",
-                  "sorted keys");
+    detail::check(s.queue.enqueueReadBuffer(data.keys, CL_TRUE, 0, key_bytes, keys_out),
+                  "read buffer", "sorted keys");
     return;
   }
-  read_pairs_all_or_nothing(s.queue, data, {keys, key_bytes, "sorted keys"},
-                            {values, value_total, "sorted values"}, s.readback);
+  read_pairs_all_or_nothing(s.queue, data, {keys_out, key_bytes, "sorted keys"},
+                            {values_out, value_total, "sorted values"}, s.readback);
 }
 
 void Sorter::prepare(KeyType type, std::size_t value_bytes, std::uint64_t n) {

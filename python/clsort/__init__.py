@@ -68,6 +68,18 @@ def _rows(a, axis):
     return rows, (moved.shape, axis % a.ndim)
 
 
+def _contiguous_row(a, axis):
+    """a's elements as one contiguous 1-D view when the sort is over all of them in memory order
+    (axis None, or a 1-D array), so that the sort reads them in place; else None."""
+    whole = axis is None or (a.ndim == 1 and axis in (0, -1))
+    return a.reshape(-1) if whole and a.flags.c_contiguous else None
+
+
+def _as_bytes(a):
+    """bool keys as the u8 they are sorted as; other arrays as they are."""
+    return a.view(_np.uint8) if a.dtype == _np.bool_ else a
+
+
 def _restore(rows, layout):
     if layout is None:
         return rows.reshape(-1)
@@ -97,6 +109,11 @@ def sort(a, axis=-1, *, descending=False, device=""):
     still puts NaNs last. The result has `a`'s dtype, byte order included.
     """
     keys, key_type = _native_keys(a)
+    row = _contiguous_row(keys, axis)
+    if row is not None:  # sorted straight from the input into the result: no copy first
+        result = _np.empty_like(row)
+        _clsort.sort_keys_into(_as_bytes(row), _as_bytes(result), key_type, descending, device)
+        return result.astype(_np.asarray(a).dtype, copy=False)
     rows, layout = _rows(keys, axis)
     if rows.shape[0] == 1:
         flat = rows.reshape(-1)
@@ -129,9 +146,16 @@ def sort_pairs(keys, values, axis=-1, *, descending=False, device=""):
     if values.shape != keys.shape:
         raise ValueError(f"keys have shape {keys.shape} but values {values.shape}")
     native, key_type = _native_keys(keys)
+    size = values.dtype.itemsize
+    key_row, value_row = _contiguous_row(native, axis), _contiguous_row(values, axis)
+    if key_row is not None and value_row is not None and size in _VALUE_BYTES:
+        sorted_keys, sorted_values = _np.empty_like(key_row), _np.empty_like(value_row)
+        _clsort.sort_pairs_into(_as_bytes(key_row), value_row.view(_np.uint8),
+                                _as_bytes(sorted_keys), sorted_values.view(_np.uint8), size,
+                                key_type, descending, device)
+        return sorted_keys.astype(keys.dtype, copy=False), sorted_values
     key_rows, layout = _rows(native, axis)
     value_rows, _ = _rows(values, axis)
-    size = values.dtype.itemsize
     if key_rows.shape[0] == 1 and size in _VALUE_BYTES:
         flat_keys = key_rows.reshape(-1)
         flat_values = value_rows.reshape(-1)

@@ -19,6 +19,8 @@ namespace {
 
 // Contiguous host arrays of any element type: the package hands over keys and values so.
 using HostArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+// The same, only read (a NumPy array that is not writeable is accepted).
+using HostInput = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
 // A device's Sorter and the lock that keeps its calls one at a time (the GIL is released while
 // a sort runs, and a Sorter is not thread-safe).
@@ -50,7 +52,10 @@ clsort::KeyType key_type_named(const std::string& name) {
   return *type;
 }
 
-void sort_keys(HostArray keys, const std::string& key_type, bool descending,
+// Sorts keys_in (with values_in of value_bytes each, or none) into keys_out (values_out), which
+// may be the same arrays.
+void sort_into(const void* keys_in, void* keys_out, std::size_t n, const std::string& key_type,
+               const void* values_in, void* values_out, std::size_t value_bytes, bool descending,
                const std::string& device) {
   const clsort::KeyType type = key_type_named(key_type);
   DeviceSorter& d = sorter_for(device);
@@ -58,20 +63,43 @@ void sort_keys(HostArray keys, const std::string& key_type, bool descending,
   options.descending = descending;
   nb::gil_scoped_release released;
   const std::lock_guard<std::mutex> guard(d.lock);
-  d.sorter->sort_host_bytes(keys.data(), keys.size(), type, nullptr, 0, options);
+  d.sorter->sort_host_bytes_into(keys_in, keys_out, n, type, values_in, values_out, value_bytes,
+                                 options);
+}
+
+void sort_keys(HostArray keys, const std::string& key_type, bool descending,
+               const std::string& device) {
+  sort_into(keys.data(), keys.data(), keys.size(), key_type, nullptr, nullptr, 0, descending,
+            device);
+}
+
+void sort_keys_into(HostInput keys, HostArray sorted, const std::string& key_type, bool descending,
+                    const std::string& device) {
+  if (sorted.nbytes() != keys.nbytes()) throw nb::value_error("sorted must be the size of keys");
+  sort_into(keys.data(), sorted.data(), keys.size(), key_type, nullptr, nullptr, 0, descending,
+            device);
+}
+
+void check_values(std::size_t value_total, std::size_t n, std::size_t value_bytes) {
+  if (value_total != n * value_bytes)
+    throw nb::value_error("values must hold one element of value_bytes per key");
 }
 
 void sort_pairs(HostArray keys, HostArray values, std::size_t value_bytes,
                 const std::string& key_type, bool descending, const std::string& device) {
-  const clsort::KeyType type = key_type_named(key_type);
-  if (values.nbytes() != keys.size() * value_bytes)
-    throw nb::value_error("values must hold one element of value_bytes per key");
-  DeviceSorter& d = sorter_for(device);
-  clsort::SortOptions options;
-  options.descending = descending;
-  nb::gil_scoped_release released;
-  const std::lock_guard<std::mutex> guard(d.lock);
-  d.sorter->sort_host_bytes(keys.data(), keys.size(), type, values.data(), value_bytes, options);
+  check_values(values.nbytes(), keys.size(), value_bytes);
+  sort_into(keys.data(), keys.data(), keys.size(), key_type, values.data(), values.data(),
+            value_bytes, descending, device);
+}
+
+void sort_pairs_into(HostInput keys, HostInput values, HostArray sorted_keys,
+                     HostArray sorted_values, std::size_t value_bytes, const std::string& key_type,
+                     bool descending, const std::string& device) {
+  check_values(values.nbytes(), keys.size(), value_bytes);
+  if (sorted_keys.nbytes() != keys.nbytes() || sorted_values.nbytes() != values.nbytes())
+    throw nb::value_error("sorted_keys and sorted_values must be the sizes of keys and values");
+  sort_into(keys.data(), sorted_keys.data(), keys.size(), key_type, values.data(),
+            sorted_values.data(), value_bytes, descending, device);
 }
 
 // Sorters of callers' own queues (pyopencl's), by queue handle; each keeps its queue retained.
@@ -141,6 +169,10 @@ NB_MODULE(_clsort, m) {
   m.doc() = "clsort's C++ library; use the functions of the clsort package instead.";
   nb::exception<clsort::Error>(m, "Error", PyExc_RuntimeError);
   m.def("sort_keys", &sort_keys, "keys"_a, "key_type"_a, "descending"_a, "device"_a);
+  m.def("sort_keys_into", &sort_keys_into, "keys"_a, "sorted"_a, "key_type"_a, "descending"_a,
+        "device"_a);
+  m.def("sort_pairs_into", &sort_pairs_into, "keys"_a, "values"_a, "sorted_keys"_a,
+        "sorted_values"_a, "value_bytes"_a, "key_type"_a, "descending"_a, "device"_a);
   m.def("sort_pairs", &sort_pairs, "keys"_a, "values"_a, "value_bytes"_a, "key_type"_a,
         "descending"_a, "device"_a);
   m.def("sort_buffers", &sort_buffers, "queue"_a, "keys"_a, "n"_a, "key_type"_a, "values"_a,

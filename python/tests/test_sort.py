@@ -122,9 +122,23 @@ def test_pairs_move_values_of_any_dtype(value_dtype):
 def test_inputs_are_left_alone():
     keys = make_keys(np.float64, 5003, "extremes", seed=9)
     original = keys.copy()
+    values = np.arange(keys.size)
     clsort.sort(keys)
-    clsort.sort_pairs(keys, np.arange(keys.size))
+    clsort.sort_pairs(keys, values)
     assert same_bits(keys, original)
+    assert np.array_equal(values, np.arange(keys.size))
+    # Contiguous 1-D arrays are read where they are, read-only ones too.
+    frozen = np.frombuffer(original.tobytes(), dtype=np.float64)
+    frozen_values = np.frombuffer(values.tobytes(), dtype=values.dtype)
+    assert not frozen.flags.writeable
+    assert same_bits(clsort.sort(frozen), np.sort(original, kind="stable"))
+    sorted_keys, sorted_values = clsort.sort_pairs(frozen, frozen_values, descending=True)
+    order = descending_order(original)
+    assert same_bits(sorted_keys, original[order])
+    assert np.array_equal(sorted_values, values[order])
+    assert same_bits(frozen, original)
+    scalar = np.array(7, dtype=np.uint16)
+    assert same_bits(clsort.sort(scalar, axis=None), np.sort(scalar, axis=None, kind="stable"))
 
 
 def test_errors_name_the_problem():

@@ -72,6 +72,15 @@ class Sorter {
   void sort_host_bytes(void* keys, std::size_t n, KeyType type, void* values,
                        std::size_t value_bytes, const SortOptions& options = {});
 
+  /// sort_host_bytes from one pair of host arrays into another: reads n keys from keys_in (and
+  /// values from values_in) and writes them sorted to keys_out (values_out), which may be the
+  /// input arrays or others of the same sizes, so that a sorted copy costs no copy of its own.
+  /// Inputs that are not outputs are only read; an input that is its output is left unchanged on
+  /// error, as sort_host_bytes leaves it; other outputs then hold unspecified bytes.
+  void sort_host_bytes_into(const void* keys_in, void* keys_out, std::size_t n, KeyType type,
+                            const void* values_in, void* values_out, std::size_t value_bytes,
+                            const SortOptions& options = {});
+
   /// Sorts the first n keys of a device buffer in place; asynchronous. Starts after `wait_events`
   /// (and after this Sorter's previous sort); the returned event completes with the sort. Where
   /// a onesweep sort reads its digit counts back to skip constant passes
