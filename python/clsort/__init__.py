@@ -139,7 +139,8 @@ def sort_pairs(keys, values, axis=-1, *, descending=False, device=""):
     """Sorted copies of `keys` and of `values` moved with them: (sorted keys, values).
 
     `values` has the shape of `keys` and any dtype (structured too); its elements are moved as
-    raw bytes. Equal keys keep their values in input order.
+    raw bytes, or (Python objects, and elements of other sizes than 1, 2, 4, 8 or 16 bytes) by
+    NumPy along the order the device finds. Equal keys keep their values in input order.
     """
     keys = _np.asarray(keys)
     values = _np.asarray(values)
@@ -147,8 +148,10 @@ def sort_pairs(keys, values, axis=-1, *, descending=False, device=""):
         raise ValueError(f"keys have shape {keys.shape} but values {values.shape}")
     native, key_type = _native_keys(keys)
     size = values.dtype.itemsize
+    # Bytes the device may move: not references, which NumPy must copy itself.
+    movable = size in _VALUE_BYTES and not values.dtype.hasobject
     key_row, value_row = _contiguous_row(native, axis), _contiguous_row(values, axis)
-    if key_row is not None and value_row is not None and size in _VALUE_BYTES:
+    if key_row is not None and value_row is not None and movable:
         sorted_keys, sorted_values = _np.empty_like(key_row), _np.empty_like(value_row)
         _clsort.sort_pairs_into(_as_bytes(key_row), value_row.view(_np.uint8),
                                 _as_bytes(sorted_keys), sorted_values.view(_np.uint8), size,
@@ -156,7 +159,7 @@ def sort_pairs(keys, values, axis=-1, *, descending=False, device=""):
         return sorted_keys.astype(keys.dtype, copy=False), sorted_values
     key_rows, layout = _rows(native, axis)
     value_rows, _ = _rows(values, axis)
-    if key_rows.shape[0] == 1 and size in _VALUE_BYTES:
+    if key_rows.shape[0] == 1 and movable:
         flat_keys = key_rows.reshape(-1)
         flat_values = value_rows.reshape(-1)
         _clsort.sort_pairs(flat_keys.view(_np.uint8) if flat_keys.dtype == _np.bool_ else flat_keys,

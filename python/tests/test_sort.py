@@ -119,6 +119,23 @@ def test_pairs_move_values_of_any_dtype(value_dtype):
     assert grid_values.tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("shape, axis", [((5003,), -1), ((7, 11), 0), ((7, 11), None)])
+def test_pairs_move_python_objects(shape, axis):
+    keys = make_keys(np.int16, int(np.prod(shape)), "few", seed=10).reshape(shape)
+    values = np.empty(shape, dtype=object)
+    values.reshape(-1)[:] = [("value", i) for i in range(keys.size)]
+    order = np.argsort(keys, axis=axis, kind="stable")
+    sorted_keys, sorted_values = clsort.sort_pairs(keys, values, axis=axis)
+    if axis is None:
+        expected = values.reshape(-1)[order]
+    else:
+        expected = np.take_along_axis(values, order, axis=axis)
+    assert same_bits(sorted_keys, np.sort(keys, axis=axis, kind="stable"))
+    assert sorted_values.tolist() == expected.tolist()
+    del values, expected
+    assert sorted_values.reshape(-1)[0][0] == "value"  # still referenced, not freed
+
+
 def test_inputs_are_left_alone():
     keys = make_keys(np.float64, 5003, "extremes", seed=9)
     original = keys.copy()
