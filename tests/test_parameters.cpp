@@ -383,6 +383,26 @@ BOOST_AUTO_TEST_CASE(rank_default_is_rank_sort_where_warps_rank) {
     }
 }
 
+// The built-in defaults ask for the values' L2 prefetch exactly where they sort pairs through
+// onesweep passes with warp_match ranking (NVIDIA), as every such sort did before the tuner chose.
+BOOST_AUTO_TEST_CASE(defaults_prefetch_values_for_warp_match_pairs_only) {
+  const cl::Device device = test_device();
+  for (std::size_t key_bytes : {1, 2, 4, 8})
+    for (std::size_t value_bytes : {0, 1, 4, 8, 16}) {
+      std::vector<Params> defaults{default_params(device, key_bytes, value_bytes)};
+      for (const auto& tier : {default_mid_params(device, key_bytes, value_bytes),
+                               default_rank_params(device, key_bytes, value_bytes)})
+        if (tier) defaults.push_back(*tier);
+      for (const Params& p : defaults) {
+        const bool wanted = value_bytes > 0 && p.ranking == Ranking::warp_match &&
+                            runs_onesweep_passes(p.algorithm);
+        BOOST_TEST(p.prefetch_values == (wanted ? 1 : 0),
+                   json(p).dump() << " for " << key_bytes << "-byte keys, " << value_bytes
+                                  << "-byte values");
+      }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})
