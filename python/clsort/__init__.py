@@ -87,6 +87,15 @@ def _restore(rows, layout):
     return _np.moveaxis(rows.reshape(shape), -1, axis)
 
 
+def _row_numbers(order, length, count):
+    """The row of each flat index in `order`, in the narrowest key type that numbers `count` rows
+    (fewer radix passes for the sort by row)."""
+    for dtype, name in ((_np.uint8, "u8"), (_np.uint16, "u16"), (_np.uint32, "u32")):
+        if count - 1 <= _np.iinfo(dtype).max:
+            return (order // length).astype(dtype), name
+    return (order // length).astype(_np.uint64), "u64"
+
+
 def _order_of_rows(keys, key_type, descending, device):
     """The stable order (flat indices, int64) that sorts every row of the 2-D `keys`."""
     count, length = keys.shape
@@ -97,8 +106,8 @@ def _order_of_rows(keys, key_type, descending, device):
     _clsort.sort_pairs(flat, order, 8, key_type, descending, device)
     if count > 1:
         # A second stable sort by row puts each row's keys together in the order found above.
-        rows = (order // max(length, 1)).astype(_np.uint64)
-        _clsort.sort_pairs(rows, order, 8, "u64", False, device)
+        rows, row_type = _row_numbers(order, max(length, 1), count)
+        _clsort.sort_pairs(rows, order, 8, row_type, False, device)
     return order
 
 

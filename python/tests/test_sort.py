@@ -88,6 +88,14 @@ def test_every_axis_of_a_3d_array(axis):
                           np.argsort(keys, axis=axis, kind="stable"))
 
 
+@pytest.mark.parametrize("rows", [256, 257, 65536, 65537])
+def test_row_counts_at_the_row_number_widths(rows):
+    # Rows are numbered in the narrowest key type that holds them: 8, 16 or 32 bits.
+    keys = make_keys(np.int32, rows * 3, "few", seed=rows).reshape(rows, 3)
+    assert same_bits(clsort.sort(keys), np.sort(keys, kind="stable"))
+    assert np.array_equal(clsort.argsort(keys), np.argsort(keys, kind="stable"))
+
+
 def test_views_big_endian_and_booleans():
     base = make_keys(np.int64, 40_000, "uniform", seed=6)
     strided = base.reshape(200, 200)[::3, ::-2]
