@@ -2,24 +2,13 @@
 its own), median of 7 after a warm-up; prints CSV rows: label,function,shape,axis,median_ms."""
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import clsort
+from bench_sort import median_ms  # the script's own folder is on sys.path
 
 SHAPES = (((256, 4096), -1), ((4096, 256), 0), ((64, 64, 256), 1))
-
-
-def median_ms(run, repeats):
-    run()  # warm-up: kernels built, buffers allocated
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def main():

@@ -100,9 +100,7 @@ def _order_of_rows(keys, key_type, descending, device):
     """The stable order (flat indices, int64) that sorts every row of the 2-D `keys`."""
     count, length = keys.shape
     order = _np.arange(keys.size, dtype=_np.int64)
-    flat = keys.reshape(-1).copy()
-    if flat.dtype == _np.bool_:
-        flat = flat.view(_np.uint8)
+    flat = _as_bytes(keys.reshape(-1).copy())
     _clsort.sort_pairs(flat, order, 8, key_type, descending, device)
     if count > 1:
         # A second stable sort by row puts each row's keys together in the order found above.
@@ -126,8 +124,7 @@ def sort(a, axis=-1, *, descending=False, device=""):
     rows, layout = _rows(keys, axis)
     if rows.shape[0] == 1:
         flat = rows.reshape(-1)
-        _clsort.sort_keys(flat.view(_np.uint8) if flat.dtype == _np.bool_ else flat, key_type,
-                          descending, device)
+        _clsort.sort_keys(_as_bytes(flat), key_type, descending, device)
         result = flat.reshape(rows.shape)
     else:
         order = _order_of_rows(rows, key_type, descending, device)
@@ -171,8 +168,8 @@ def sort_pairs(keys, values, axis=-1, *, descending=False, device=""):
     if key_rows.shape[0] == 1 and movable:
         flat_keys = key_rows.reshape(-1)
         flat_values = value_rows.reshape(-1)
-        _clsort.sort_pairs(flat_keys.view(_np.uint8) if flat_keys.dtype == _np.bool_ else flat_keys,
-                           flat_values.view(_np.uint8), size, key_type, descending, device)
+        _clsort.sort_pairs(_as_bytes(flat_keys), flat_values.view(_np.uint8), size, key_type,
+                           descending, device)
         sorted_keys, sorted_values = flat_keys.reshape(key_rows.shape), value_rows
     else:
         order = _order_of_rows(key_rows, key_type, descending, device)

@@ -143,8 +143,8 @@ struct Params {
   /// onesweep, hybrid and fused_onesweep with warp_match only (0 elsewhere): 1 lets each tile of a
   /// pairs sort with integer keys ask the L2 cache for its values once its keys are ranked, so
   /// that they are on chip when the keys are out (float keys never do: slower on the H200
-  /// wherever the request went). H200 at 2^28: u32 + u32 1.02x, u64 + u32 1.02x; H100: u32 +
-  /// u32 and u64 + u32 0.99x; the tuner chooses per class.
+  /// wherever the request went). At 2^28, H200: u32 + u32 1.03x (256 x 30), u64 + u32 1.02x;
+  /// H100: u32 + u32 0.94x (256 x 32), u64 + u32 0.99x; the tuner chooses per class.
   int prefetch_values = 0;
 
   bool operator==(const Params& other) const;
