@@ -51,7 +51,7 @@ struct RankInput {
 // The model's buffers: what a rank receives in its all-to-all, allocated and touched once.
 struct ModelBuffers {
   std::vector<std::uint64_t> cuts, counts;
-  std::unique_ptr<char[]> keys, values;
+  HostMemory keys, values;
 };
 
 // What the sorts of a bench share: the rank's sorter, its threads, its input and the model's
