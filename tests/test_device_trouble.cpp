@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/environment.hpp"
+#include "support/error_checks.hpp"
 #include "support/opencl_faults.hpp"
 #include "support/opencl_fixture.hpp"
 #include "support/sort_checks.hpp"
@@ -40,10 +41,8 @@ Params work_groups_of_64() {
 template <class K>
 void expect_refused(Sorter& sorter, std::vector<K> keys, const std::string& fragment) {
   const auto original = keys;
-  BOOST_CHECK_EXCEPTION(sorter.sort(keys), Error, [&](const Error& e) {
-    BOOST_TEST_MESSAGE(e.what());
-    return std::string(e.what()).find(fragment) != std::string::npos;
-  });
+  BOOST_CHECK_EXCEPTION(sorter.sort(keys), Error,
+                        [&](const Error& e) { return message_has(e, fragment); });
   BOOST_TEST(first_difference(keys, original) == keys.size());
 }
 

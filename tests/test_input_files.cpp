@@ -11,10 +11,12 @@
 #include "input_error.hpp"
 #include "input_file.hpp"
 #include "npy.hpp"
+#include "support/error_checks.hpp"
 #include "text_keys.hpp"
 
 using namespace clsort;
 using namespace clsort::cli;
+using clsort::test::message_has;
 namespace fs = std::filesystem;
 
 namespace {
@@ -31,15 +33,9 @@ std::string npy_with_dict(int major, const std::string& dict) {
   return header + padded;
 }
 
-bool error_has(const InputError& e, const std::string& fragment) {
-  const bool found = std::string(e.what()).find(fragment) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
-
 void expect_header_error(const std::string& bytes, const std::string& fragment) {
   BOOST_CHECK_EXCEPTION(parse_npy_header(bytes, "bad.npy"), InputError, [&](const InputError& e) {
-    return error_has(e, "bad.npy") && error_has(e, fragment);
+    return message_has(e, "bad.npy") && message_has(e, fragment);
   });
 }
 
@@ -117,7 +113,7 @@ BOOST_AUTO_TEST_CASE(an_array_of_2_to_the_64_bytes_is_refused) {
       npy_with_dict(1,
                     "{'descr': '<u8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
   BOOST_CHECK_EXCEPTION(InputFile(file, {}), InputError, [&](const InputError& e) {
-    return error_has(e, "huge.npy") && error_has(e, "2^64 bytes or more");
+    return message_has(e, "huge.npy") && message_has(e, "2^64 bytes or more");
   });
 }
 
@@ -134,7 +130,7 @@ BOOST_AUTO_TEST_CASE(dtypes) {
   for (const char* bad :
        {"|O8", "<U3", "|S5", "<M8", "<c32", "u4", "<u3", "<u99999999999999999999"})
     BOOST_CHECK_EXCEPTION(parse_npy_dtype(bad, "d.npy"), InputError, [&](const InputError& e) {
-      return error_has(e, "d.npy") && error_has(e, bad);
+      return message_has(e, "d.npy") && message_has(e, bad);
     });
 }
 
@@ -185,7 +181,7 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_file_or_option) {
                           const std::string& fragment) {
     const std::string path = folder.write(name, bytes);
     BOOST_CHECK_EXCEPTION(InputFile(path, options), InputError,
-                          [&](const InputError& e) { return error_has(e, fragment); });
+                          [&](const InputError& e) { return message_has(e, fragment); });
   };
   ReadOptions u32;
   u32.type = "u32";
@@ -211,14 +207,14 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_file_or_option) {
   expect("cut.npy", std::string("\x93NUMPY\x01\x00\x40", 9), {}, "truncated .npy header");
   BOOST_CHECK_EXCEPTION(
       InputFile((folder.path / "missing.npy").string(), {}), InputError,
-      [](const InputError& e) { return error_has(e, "missing.npy: cannot open"); });
+      [](const InputError& e) { return message_has(e, "missing.npy: cannot open"); });
   BOOST_CHECK_EXCEPTION(InputFile(folder.path.string(), {}), InputError,
-                        [](const InputError& e) { return error_has(e, "is a folder"); });
+                        [](const InputError& e) { return message_has(e, "is a folder"); });
 
   InputFile short_npy(folder.write("short.npy", make_npy_header("<i4", 7) + data), {});
   std::vector<char> items;
   BOOST_CHECK_EXCEPTION(short_npy.read_items(items, 100), InputError, [](const InputError& e) {
-    return error_has(e, "short.npy: truncated: the header promises 7 elements");
+    return message_has(e, "short.npy: truncated: the header promises 7 elements");
   });
 }
 
@@ -255,7 +251,7 @@ BOOST_AUTO_TEST_CASE(bad_text_names_file_and_line) {
   const auto expect = [](const std::string& text, std::optional<KeyType> type,
                          const std::string& fragment) {
     BOOST_CHECK_EXCEPTION(parse_text_keys(text, "n.txt", type), InputError,
-                          [&](const InputError& e) { return error_has(e, fragment); });
+                          [&](const InputError& e) { return message_has(e, fragment); });
   };
   expect("1\n2\nthree\n", {}, "n.txt:3: 'three' is not a number of type f64");
   expect("1\n\n2\n", {}, "n.txt:2: '' is not a number");

@@ -7,24 +7,29 @@
 
 #include "radix_kernels.hpp"
 #include "support/environment.hpp"
+#include "support/error_checks.hpp"
 #include "support/opencl_fixture.hpp"
 
 using namespace clsort;
+using clsort::test::message_has;
 using clsort::test::test_device;
 using clsort::test::test_queue;
 using nlohmann::json;
 
 namespace {
 
-bool message_has(const Error& e, const std::string& fragment) {
-  const bool found = std::string(e.what()).find(fragment) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
+void expect_json_error(const json& j, const std::string& fragment) {
+  BOOST_TEST_CONTEXT("expected: " << fragment) {
+    BOOST_CHECK_EXCEPTION(j.get<Params>(), Error,
+                          [&](const Error& e) { return message_has(e, fragment); });
+  }
 }
 
-void expect_json_error(const json& j, const std::string& fragment) {
-  BOOST_CHECK_EXCEPTION(j.get<Params>(), Error,
-                        [&](const Error& e) { return message_has(e, fragment); });
+void expect_invalid(const Params& p, const std::string& fragment) {
+  BOOST_TEST_CONTEXT("expected: " << fragment) {
+    BOOST_CHECK_EXCEPTION(validate(p), Error,
+                          [&](const Error& e) { return message_has(e, fragment); });
+  }
 }
 
 // NVIDIA's local memory per work-group, the budget the layouts below are checked against.
@@ -118,61 +123,44 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
 BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   Params p;
   p.work_group_size = 0;
-  BOOST_CHECK_EXCEPTION(validate(p), Error,
-                        [](const Error& e) { return message_has(e, "work_group_size = 0"); });
+  expect_invalid(p, "work_group_size = 0");
   p = Params{};
   p.scan_work_group_size = 1;
   p.scan_elements_per_thread = 1;
-  BOOST_CHECK_EXCEPTION(validate(p), Error,
-                        [](const Error& e) { return message_has(e, "at least 2"); });
+  expect_invalid(p, "at least 2");
   p = Params{};
   p.algorithm = Algorithm::onesweep;
   p.ranking = Ranking::serial;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "serial needs algorithm = reduce_then_scan");
-  });
+  expect_invalid(p, "serial needs algorithm = reduce_then_scan");
   p.ranking = Ranking::warp_match;
   p.work_group_size = 48;
-  BOOST_CHECK_EXCEPTION(validate(p), Error,
-                        [](const Error& e) { return message_has(e, "multiple of 32"); });
+  expect_invalid(p, "multiple of 32");
   p = Params{};
   p.algorithm = Algorithm::onesweep;
   p.prefetch_ahead = 1;  // bitmask ranking: the prefetch is PTX beside warp_match's
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "prefetch_ahead = 1 needs ranking = warp_match");
-  });
+  expect_invalid(p, "prefetch_ahead = 1 needs ranking = warp_match");
   p.ranking = Ranking::warp_match;
   BOOST_CHECK_NO_THROW(validate(p));
   p.algorithm = Algorithm::fused_onesweep;  // too small a sort for the prefetch to pay
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "algorithm = onesweep or hybrid");
-  });
+  expect_invalid(p, "algorithm = onesweep or hybrid");
   p.ranking = Ranking::serial;
   p.prefetch_ahead = 0;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "serial needs algorithm = reduce_then_scan");
-  });
+  expect_invalid(p, "serial needs algorithm = reduce_then_scan");
   p.algorithm = Algorithm::onesweep;
   p.ranking = Ranking::warp_match;
   p.prefetch_ahead = -1;
-  BOOST_CHECK_EXCEPTION(validate(p), Error,
-                        [](const Error& e) { return message_has(e, "prefetch_ahead = -1"); });
+  expect_invalid(p, "prefetch_ahead = -1");
   p = Params{};
   p.algorithm = Algorithm::fused_onesweep;
   p.prefetch_values = 1;  // bitmask ranking: the prefetch is PTX beside warp_match's
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "prefetch_values = 1 needs ranking = warp_match");
-  });
+  expect_invalid(p, "prefetch_values = 1 needs ranking = warp_match");
   p.ranking = Ranking::warp_match;
   BOOST_CHECK_NO_THROW(validate(p));      // fused_onesweep's tiles may ask for their values
   p.algorithm = Algorithm::single_group;  // no tiles and no look-back to hide the request behind
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "algorithm = onesweep, hybrid or fused_onesweep");
-  });
+  expect_invalid(p, "algorithm = onesweep, hybrid or fused_onesweep");
   p = Params{};
   p.radix_bits = 0;
-  BOOST_CHECK_EXCEPTION(validate(p), Error,
-                        [](const Error& e) { return message_has(e, "radix_bits = 0"); });
+  expect_invalid(p, "radix_bits = 0");
 }
 
 BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
@@ -223,16 +211,13 @@ BOOST_AUTO_TEST_CASE(single_group_slot_counters_bound_its_capacity) {
   p.elements_per_thread = 2047;
   BOOST_CHECK_NO_THROW(validate(p));
   p.elements_per_thread = 2048;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "ranking = warp_match holds at most 65535 keys") &&
-           message_has(e, "= 65536");
-  });
+  expect_invalid(p,
+                 "ranking = warp_match holds at most 65535 keys; work_group_size * "
+                 "elements_per_thread = 65536");
   p.ranking = Ranking::serial;
   BOOST_CHECK_NO_THROW(validate(p));
   p.elements_per_thread = 2049;
-  BOOST_CHECK_EXCEPTION(validate(p), Error, [](const Error& e) {
-    return message_has(e, "ranking = serial holds at most 65536 keys");
-  });
+  expect_invalid(p, "ranking = serial holds at most 65536 keys");
   p.ranking = Ranking::bitmask;
   BOOST_CHECK_NO_THROW(validate(p));
 }

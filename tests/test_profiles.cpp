@@ -14,6 +14,7 @@
 #include <clsort/clsort.hpp>
 
 #include "support/environment.hpp"
+#include "support/error_checks.hpp"
 #include "support/opencl_fixture.hpp"
 
 using namespace clsort;
@@ -59,12 +60,6 @@ struct ProfileFixture {
     return write(name, nlohmann::json(p).dump());
   }
 };
-
-bool message_has(const Error& e, const std::string& fragment) {
-  const bool found = std::string(e.what()).find(fragment) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
 
 }  // namespace
 
