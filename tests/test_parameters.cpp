@@ -9,9 +9,11 @@
 #include "support/environment.hpp"
 #include "support/error_checks.hpp"
 #include "support/opencl_fixture.hpp"
+#include "support/param_sets.hpp"
 
 using namespace clsort;
 using clsort::test::message_has;
+using clsort::test::shaped_params;
 using clsort::test::test_device;
 using clsort::test::test_queue;
 using nlohmann::json;
@@ -34,15 +36,6 @@ void expect_invalid(const Params& p, const std::string& fragment) {
 
 // NVIDIA's local memory per work-group, the budget the layouts below are checked against.
 constexpr std::uint64_t kib48 = 48 * 1024;
-
-Params warp_match_256_wide(Algorithm algorithm, int elements_per_thread) {
-  Params p;
-  p.algorithm = algorithm;
-  p.ranking = Ranking::warp_match;
-  p.work_group_size = 256;
-  p.elements_per_thread = elements_per_thread;
-  return p;
-}
 
 }  // namespace
 
@@ -249,7 +242,7 @@ BOOST_AUTO_TEST_CASE(onesweep_limits_are_enforced) {
 // room for.
 BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
   using clsort::detail::onesweep_layout;
-  Params p = warp_match_256_wide(Algorithm::onesweep, 16);
+  Params p = shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 16);
   constexpr std::size_t warp_table = 256 / 32 * 256 * 4;
   for (int ept : {16, 24}) {
     p.elements_per_thread = ept;
@@ -289,7 +282,7 @@ BOOST_AUTO_TEST_CASE(pairs_reuse_the_tile_buffer_and_masks_go_where_they_fit) {
 // in 48 KiB.
 BOOST_AUTO_TEST_CASE(compact_digit_tables_only_where_they_let_tiles_scatter_while_ranking) {
   using clsort::detail::onesweep_layout;
-  Params p = warp_match_256_wide(Algorithm::onesweep, 27);
+  Params p = shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 27);
   BOOST_TEST(onesweep_layout(p, 4, 0, kib48).scatter_while_ranking);
   BOOST_TEST(!onesweep_layout(p, 4, 0, kib48).compact_digit_tables);
   for (int ept : {28, 30}) {
@@ -318,7 +311,7 @@ BOOST_AUTO_TEST_CASE(compact_digit_tables_only_where_they_let_tiles_scatter_whil
 // and 16-bit ones (validation's minimum) where only those do; the other rankings keep theirs.
 BOOST_AUTO_TEST_CASE(single_group_slot_counters_are_wide_where_they_fit) {
   using clsort::detail::single_group_wide_slots;
-  Params p = warp_match_256_wide(Algorithm::single_group, 16);
+  Params p = shaped_params(Algorithm::single_group, Ranking::warp_match, 256, 16);
   BOOST_TEST(single_group_wide_slots(p, 4, 0, kib48));   // 16 KiB of keys
   BOOST_TEST(!single_group_wide_slots(p, 4, 4, kib48));  // 32 KiB of pairs
   BOOST_TEST(!single_group_wide_slots(p, 8, 0, kib48));
