@@ -137,8 +137,11 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
   // Pairs keep each slot's digit, one byte, where ranking's tables were.
   const std::size_t slot_digits = value_bytes > 0 ? (tile + 3) / 4 * 4 : 0;
   layout.scratch_bytes = std::max(ranking_tables, slot_digits);
+  // warp_match's keys-only atomics of keys past n go to a word per lane.
+  const std::size_t lane_sinks = p.ranking == Ranking::warp_match && value_bytes == 0 ? 32 * 4 : 0;
   const std::size_t pass_kernel = layout.tile_buffer_bytes + layout.scratch_bytes +
-                                  digit_tables_bytes(p, compact_digit_tables) + kernel_slack;
+                                  digit_tables_bytes(p, compact_digit_tables) + lane_sinks +
+                                  kernel_slack;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t histogram_kernel = passes * digit_count(p) * 4;
   // fused_onesweep's kernel also keeps its work-group's ticket.
