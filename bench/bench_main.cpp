@@ -140,6 +140,19 @@ void report(const Row& row, std::ostream* csv) {
   if (csv) *csv << csv_line(row) << std::endl;
 }
 
+// The profile clsort runs and those the search passed over, so that a run's rows say what they
+// measured: a profile tuned for other kernels is skipped for the built-in defaults.
+void print_profile(const Sorter& sorter, const cl::Device& device, bool fixed_params) {
+  if (fixed_params) {
+    std::cout << "profile: none (--params)" << std::endl;
+    return;
+  }
+  const std::string& path = sorter.profile_path();
+  std::cout << "profile: " << (path.empty() ? "none (the built-in defaults)" : path) << std::endl;
+  for (const std::string& skipped : find_profile(device).skipped)
+    std::cout << "profile skipped: " << skipped << std::endl;
+}
+
 // Times every requested size, type and distribution; returns the exit status.
 int run(const Options& o) {
   const DeviceEntry device = find_device(o.device);
@@ -157,6 +170,7 @@ int run(const Options& o) {
   Sorter sorter = o.params_json.empty()
                       ? Sorter(queue)
                       : Sorter(queue, nlohmann::json::parse(o.params_json).get<Params>());
+  print_profile(sorter, device.device, !o.params_json.empty());
   Timer timer(queue, o.wall_clock);
   const std::uint64_t max_alloc = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
 
