@@ -73,9 +73,7 @@
 {% if value_bytes == 0 %}
   /* Keys-only sorts: the atomics of keys past n go to a word of their lane's own, so that no
      branch (and convergence barrier) surrounds the count's and the ranking's atomics (H200,
-     2^22-2^28: u32 keys 0.5-2% faster, f32 keys 1-3%; u32 + u32 so ran 8-15% slower: NVIDIA's
-     compiler then fits the pass in 64 registers instead of 120, with fewer value loads in
-     flight). */
+     2^22-2^28: u32 keys 0.5-2% faster, f32 keys 1-3%; u32 + u32 so ran 8-15% slower). */
   __local uint lane_sinks[WARP];
 {% endif %}
   const uint warp = lid / WARP, lane = lid % WARP;
