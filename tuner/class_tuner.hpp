@@ -1,6 +1,6 @@
-// Tuning one problem class: screen candidates on a small input within a time budget (random
-// order, then neighbours of the best), confirm the best few at full size against the default,
-// and rematch the winner against the default.
+// Tuning one problem class: screen candidates within a time budget (random order, then
+// neighbours of the best; on a smaller input where the class's sorts are slow), confirm the best
+// few at full size against the default, and rematch the winner against the default.
 #pragma once
 
 #include <chrono>
@@ -18,7 +18,7 @@ namespace clsort::tune {
 struct ClassTask {
   ProblemClass problem;
   KeyType key_type = KeyType::u32;  ///< the key type timed for the class's width
-  std::uint64_t screen_n = 0;       ///< keys per screening run
+  std::uint64_t screen_n = 0;       ///< keys per screening run where confirm_n's sorts are slow
   std::uint64_t confirm_n = 0;      ///< keys per confirming run (the class's typical size)
   std::string id() const;           ///< "32:4:1048576" (key bits, value bytes, confirm size)
 };
@@ -27,6 +27,10 @@ struct TuningSettings {
   int repeats = 5;
   int warmup = 1;
   int confirm_count = 3;  ///< best screened candidates confirmed at full size
+  /// Where the default sorts confirm_n keys in at most this many ms, candidates are screened on
+  /// confirm_n keys too, not on screen_n: compiles then cost more than the runs, and fewer keys
+  /// favour shapes that are not the fastest at the class's size.
+  double whole_size_screening_ms = 20;
   double prefer_simpler_within = 0.03;
   int rematch_rounds = 3;     ///< alternating rounds a winner must win against the default
   double slowdown_limit = 4;  ///< stop timing a candidate this many times slower than the default
