@@ -39,13 +39,6 @@ inline uint digit_of(key_t k, uint descending, uint shift, uint mask) {
   return (uint)(ordered_bits(k, descending) >> shift) & mask;
 }
 
-/* counts[d] = keys of digit d among keys[0, size), for d <= mask: one work-item's block. */
-inline void count_block_digits(uint* counts, __global const key_t* keys, uint size,
-                               uint descending, uint shift, uint mask) {
-  for (uint d = 0; d <= mask; ++d) counts[d] = 0;
-  for (uint i = 0; i < size; ++i) ++counts[digit_of(keys[i], descending, shift, mask)];
-}
-
 /* partial[lid] = sum, then the sum of the work-items before lid by a work-group scan. Every
    work-item must call it; ends with a barrier. */
 inline uint items_before(uint sum, __local uint* partial) {

@@ -1,6 +1,13 @@
 {# Counting phase: per-block digit histograms, stored digit-major (hist[digit * num_blocks + block]). #}
 {% include "common.cl" %}
 
+/* counts[d] = keys of digit d among keys[0, size), for d <= mask: one work-item's block. */
+inline void count_block_digits(uint* counts, __global const key_t* keys, uint size,
+                               uint descending, uint shift, uint mask) {
+  for (uint d = 0; d <= mask; ++d) counts[d] = 0;
+  for (uint i = 0; i < size; ++i) ++counts[digit_of(keys[i], descending, shift, mask)];
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void count_digits(__global const key_t* keys, offset_t n, uint shift, uint mask, uint descending,
                   __global offset_t* hist, offset_t num_blocks) {

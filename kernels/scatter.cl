@@ -27,10 +27,14 @@ void scatter_keys(__global const key_t* keys_in, __global key_t* keys_out,
   if (block >= num_blocks) return;
   const offset_t begin = block * EPT;
   const uint size = (uint)(min(begin + EPT, n) - begin);
+  /* The block's count of each digit is the gap from its offset to the next entry of the
+     digit-major scan (the last entry's runs to n): no second count of the block's keys. */
   uint counts[RADIX], next_slot[RADIX];
-  count_block_digits(counts, keys_in + begin, size, descending, shift, mask);
+  const offset_t entries = (offset_t)(mask + 1) * num_blocks;
   uint running = 0;
   for (uint d = 0; d <= mask; ++d) {
+    const offset_t at = (offset_t)d * num_blocks + block;
+    counts[d] = (uint)((at + 1 < entries ? offsets[at + 1] : n) - offsets[at]);
     next_slot[d] = running;
     running += counts[d];
   }
