@@ -1,13 +1,15 @@
-// Tests of tuning profiles: the JSON form, every way a profile can be unusable, the lookup
-// order, the Sorter using (and overriding) what a profile says, and the profiles shipped in
-// configs/.
+// Tests of tuning profiles: the JSON form, classes of one key type, every way a profile can be
+// unusable, the lookup order, the Sorter using (and overriding) what a profile says, and the
+// profiles shipped in configs/.
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -80,6 +82,41 @@ BOOST_AUTO_TEST_CASE(round_trip_and_class_lookup) {
   BOOST_TEST(profile_file_name(original.device).find(".json") != std::string::npos);
 }
 
+// A class of one key type (floats, say, where they run fastest with other parameters than the
+// integers of their width) is taken for that type before the width's class; other types of the
+// width, and the type outside its key counts, keep to the width's class.
+BOOST_AUTO_TEST_CASE(a_key_types_class_comes_before_its_widths) {
+  Profile profile = sample();
+  Params floats = default_params(test_device(), 4, 0);
+  floats.radix_bits = 3;
+  TunedClass float_class{{32, 0, 1000, 3000}, floats, 1.2, 1.0};
+  float_class.problem.key_type = KeyType::f32;
+  profile.classes.push_back(float_class);  // after the width's, which also holds 2,000 keys
+  const std::string path = (folder / "types.json").string();
+  save_profile(profile, path);
+  BOOST_TEST(!nlohmann::json::parse(std::ifstream(path))["classes"][0].contains("key_type"));
+  BOOST_TEST(nlohmann::json::parse(std::ifstream(path))["classes"][1]["key_type"] == "f32");
+  const Profile loaded = load_profile(path);
+  BOOST_TEST((loaded.classes[1].problem.key_type == std::optional<KeyType>(KeyType::f32)));
+  const Params& width = profile.classes[0].params;
+  BOOST_TEST((loaded.params_for(KeyType::f32, 0, 2000) == floats));
+  BOOST_TEST((loaded.params_for(KeyType::u32, 0, 2000) == width));
+  BOOST_TEST((loaded.params_for(KeyType::i32, 0, 2000) == width));
+  BOOST_TEST((loaded.params_for(KeyType::f32, 0, 5000) == width));
+  BOOST_TEST(!loaded.params_for(KeyType::f32, 4, 2000).has_value());
+
+  save("user/clsort/profiles/" + profile_file_name(profile.device), profile);
+  Sorter sorter(test_queue());
+  BOOST_TEST((sorter.params_for(KeyType::f32, 0, 2000) == floats));
+  std::vector<float> keys(2000);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    keys[i] = static_cast<float>(static_cast<int>(i * 2654435761u % 4001) - 2000) / 7;
+  std::vector<float> expected = keys;
+  std::stable_sort(expected.begin(), expected.end());
+  sorter.sort(keys);
+  BOOST_TEST(std::memcmp(keys.data(), expected.data(), keys.size() * sizeof(float)) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(saving_follows_links_and_writes_into_fifos) {
   const Profile original = sample();
   const fs::path target = folder / "target.json", link = folder / "link.json";
@@ -139,6 +176,15 @@ BOOST_AUTO_TEST_CASE(unusable_profiles_are_explained) {
              "field 'compute_units' in 'device' has the wrong type");
     expect("bits.json", wrong_bits.dump(), "field 'key_bits' in classes[0] has the wrong type");
   }
+  nlohmann::json no_type = good, wider_type = good, typed_number = good;
+  no_type["classes"][0]["key_type"] = "f33";
+  expect("no-type.json", no_type.dump(), "'key_type' in classes[0]: 'f33' is no key type");
+  wider_type["classes"][0]["key_type"] = "f64";
+  expect("wider-type.json", wider_type.dump(),
+         "'key_type' in classes[0]: f64 keys are not 32 bits wide");
+  typed_number["classes"][0]["key_type"] = 32;
+  expect("typed-number.json", typed_number.dump(),
+         "field 'key_type' in classes[0] has the wrong type");
   nlohmann::json stale = good;
   stale["kernel_hash"] = "0123456789abcdef";
   expect("stale.json", stale.dump(), "tuned for other kernels");

@@ -446,6 +446,74 @@ BOOST_AUTO_TEST_CASE(a_merge_replaces_the_range_and_keeps_the_rest) {
     });
 }
 
+// A run over one key type's classes (f32:0) replaces that type's classes in the range and keeps
+// its width's (32:0), which come first so that a reader knowing no key types keeps to them.
+BOOST_AUTO_TEST_CASE(a_key_types_classes_merge_beside_their_widths) {
+  constexpr std::uint64_t all = UINT64_MAX;
+  const auto floats = [](TunedClass c) {
+    c.problem.key_type = KeyType::f32;
+    return c;
+  };
+  const std::vector<TunedClass> into{floats(tuned_class(32, 0, all, 7)),
+                                     tuned_class(32, 0, 65535, 1), tuned_class(32, 65536, all, 2)};
+  const std::vector<TunedClass> run{floats(tuned_class(32, 0, 65535, 11)),
+                                    floats(tuned_class(32, 65536, all, 12))};
+  const std::vector<TunedClass> merged =
+      tune::merge_classes(into, run, tune::parse_key_range("65536:", "--range"));
+  BOOST_REQUIRE(merged.size() == 4u);
+  BOOST_TEST(!merged[0].problem.key_type.has_value());
+  BOOST_TEST(!merged[1].problem.key_type.has_value());
+  BOOST_TEST(merged[0].params.elements_per_thread == 1);
+  BOOST_TEST(merged[1].params.elements_per_thread == 2);
+  BOOST_TEST((merged[2].problem.key_type == std::optional<KeyType>(KeyType::f32)));
+  BOOST_TEST(merged[2].params.elements_per_thread == 7);  // the type's own, cut at the range
+  BOOST_TEST(merged[2].problem.max_keys == 65535u);
+  BOOST_TEST(merged[3].params.elements_per_thread == 12);
+}
+
+// `--classes f32:0` tunes a class of f32 keys alone, timed on f32 keys, beside a width's class,
+// starting from (and measured against) what the profile gives f32 keys now.
+BOOST_AUTO_TEST_CASE(a_run_tunes_one_key_type) {
+  std::ofstream(path("space.json")) << tiny_space;
+  const std::string space = " -q --budget 4s --space " + path("space.json");
+  const std::string profile_path = path("device.json"), results = path("results.jsonl");
+  Result r = tune("--classes 32:0 --sizes 12 -o " + profile_path + space);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  nlohmann::json width_profile = nlohmann::json::parse(std::ifstream(profile_path));
+  Params width_params = built_in_default_at(1u << 12);
+  width_params.ranking = Ranking::serial;  // a set of the tiny space, not the built-in default
+  width_params.algorithm = Algorithm::reduce_then_scan;
+  width_params.radix_bits = 8;
+  width_params.work_group_size = 1;
+  width_params.elements_per_thread = 1024;
+  width_params.scan_work_group_size = width_params.scan_elements_per_thread = 16;
+  width_params.prefetch_ahead = width_params.prefetch_values = 0;
+  BOOST_REQUIRE(!(width_params == built_in_default_at(1u << 12)));
+  width_profile["classes"][0]["params"] = width_params;
+  std::ofstream(profile_path) << width_profile.dump();
+  r = tune("--classes f32:0 --sizes 12 --into " + profile_path + " --results " + results + space);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  BOOST_TEST(has(r, "f32 "));  // the summary names the type
+  const Profile profile = load_profile(profile_path);
+  BOOST_REQUIRE(profile.classes.size() == 2u);
+  BOOST_TEST(!profile.classes[0].problem.key_type.has_value());
+  BOOST_TEST((profile.classes[1].problem.key_type == std::optional<KeyType>(KeyType::f32)));
+  std::ifstream lines(results);
+  int measured = 0;
+  for (std::string line; std::getline(lines, line); ++measured) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    BOOST_TEST(m.at("class").get<std::string>().rfind("f32:0:", 0) == 0u);
+    if (measured == 0) BOOST_TEST((m.at("params").get<Params>() == width_params));  // the first
+  }
+  BOOST_TEST(measured > 0);
+
+  for (const char* bad : {"x32:0", "f31:0", "24:0"}) {
+    r = tune(std::string("--classes ") + bad + " --sizes 12 -o " + path("bad.json") + space);
+    BOOST_TEST(r.exit_code == 1, bad);
+    BOOST_TEST(has(r, "--classes"), r.output);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_run_merges_into_an_existing_profile) {
   std::ofstream(path("space.json")) << tiny_space;
   const std::string space = " -q --budget 4s --space " + path("space.json");

@@ -113,9 +113,15 @@ TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& 
 
 }  // namespace
 
+std::string keys_name(const ProblemClass& problem) {
+  return problem.key_type ? std::string(to_string(*problem.key_type))
+                          : std::to_string(problem.key_bits) + "-bit";
+}
+
 std::string ClassTask::id() const {
-  return std::to_string(problem.key_bits) + ":" + std::to_string(problem.value_bytes) + ":" +
-         std::to_string(confirm_n);
+  const std::string keys = problem.key_type ? std::string(to_string(*problem.key_type))
+                                            : std::to_string(problem.key_bits);
+  return keys + ":" + std::to_string(problem.value_bytes) + ":" + std::to_string(confirm_n);
 }
 
 TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& task,
@@ -123,7 +129,9 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
                       const MeasurementHook& before_measurement) {
   const std::size_t key_bytes = task.problem.key_bits / 8;
   const Params fallback =
-      built_in_params(bench.device(), key_bytes, task.problem.value_bytes, task.confirm_n);
+      task.incumbent
+          ? *task.incumbent
+          : built_in_params(bench.device(), key_bytes, task.problem.value_bytes, task.confirm_n);
   std::vector<Params> all = candidates(space, bench.device(), key_bytes, task.problem.value_bytes);
   // Above its capacity a single_group set runs the default: measured there, it would be timed
   // as something it is not.

@@ -91,9 +91,24 @@ KeyType unsigned_type(unsigned bits) {
   throw Error("tune", "--classes: key width " + std::to_string(bits) + " is not 8, 16, 32 or 64");
 }
 
-// Every (key bits, value bytes) pair at every size; each size's class reaches halfway (on a log
-// scale) to its neighbours, the first from 0, the last to any n.
-std::vector<ClassTask> plan_classes(const Options& o) {
+// The keys of one --classes item: a width ("32": every type of it, timed on unsigned keys) or a
+// key type ("f32": that type alone).
+ProblemClass keys_of_class(const std::string& keys) {
+  ProblemClass problem;
+  if (const std::optional<KeyType> type = parse_key_type(keys)) {
+    problem.key_type = *type;
+    problem.key_bits = key_bits(*type);
+  } else {
+    problem.key_bits = parse_list<unsigned>(keys, "--classes")[0];
+    unsigned_type(problem.key_bits);  // checks the width
+  }
+  return problem;
+}
+
+// Every (keys, value bytes) pair at every size; each size's class reaches halfway (on a log
+// scale) to its neighbours, the first from 0, the last to any n. One key type's classes merged
+// into a profile must beat what it gives that type.
+std::vector<ClassTask> plan_classes(const Options& o, const std::optional<Profile>& into) {
   std::vector<unsigned> log2_sizes = parse_list<unsigned>(o.sizes, "--sizes");
   std::sort(log2_sizes.begin(), log2_sizes.end());
   std::vector<ClassTask> tasks;
@@ -101,16 +116,16 @@ std::vector<ClassTask> plan_classes(const Options& o) {
   for (std::string item; std::getline(widths, item, ',');) {
     const std::size_t colon = item.find(':');
     if (colon == std::string::npos)
-      throw Error("tune", "--classes: '" + item + "' is not KEYBITS:VALUEBYTES");
-    const unsigned bits = parse_list<unsigned>(item.substr(0, colon), "--classes")[0];
+      throw Error("tune", "--classes: '" + item + "' is not KEYS:VALUEBYTES");
+    const ProblemClass keys = keys_of_class(item.substr(0, colon));
     const std::size_t values = parse_list<std::size_t>(item.substr(colon + 1), "--classes")[0];
     if (values != 0 && !is_supported_value_size(values))
       throw Error("tune",
                   "--classes: " + std::to_string(values) + "-byte values are not supported");
     for (std::size_t i = 0; i < log2_sizes.size(); ++i) {
       ClassTask t;
-      t.key_type = unsigned_type(bits);
-      t.problem.key_bits = bits;
+      t.problem = keys;
+      t.key_type = keys.key_type.value_or(unsigned_type(keys.key_bits));
       t.problem.value_bytes = values;
       t.confirm_n = std::uint64_t{1} << log2_sizes[i];
       t.screen_n = std::max<std::uint64_t>(t.confirm_n / 16, 1024);
@@ -119,6 +134,7 @@ std::vector<ClassTask> plan_classes(const Options& o) {
       };
       t.problem.min_keys = i == 0 ? 0 : boundary(i);
       t.problem.max_keys = i + 1 == log2_sizes.size() ? UINT64_MAX : boundary(i + 1) - 1;
+      if (into && keys.key_type) t.incumbent = into->params_for(t.key_type, values, t.confirm_n);
       tasks.push_back(t);
     }
   }
@@ -195,7 +211,7 @@ void print_summary(const std::vector<TunedClass>& classes, double seconds, std::
     const std::string range =
         std::to_string(c.problem.min_keys) + ".." +
         (c.problem.max_keys == UINT64_MAX ? std::string("") : std::to_string(c.problem.max_keys));
-    out << std::left << std::setw(8) << ("u" + std::to_string(c.problem.key_bits)) << std::setw(8)
+    out << std::left << std::setw(8) << keys_name(c.problem) << std::setw(8)
         << c.problem.value_bytes << std::setw(24) << range << std::right << std::fixed
         << std::setprecision(3) << std::setw(10) << c.gkeys_per_s << std::setw(10)
         << c.default_gkeys_per_s << std::setw(8) << std::setprecision(2)
@@ -254,7 +270,7 @@ int run(const Options& o) {
     if (!in) throw Error("tune", "cannot open the search space " + o.space_file);
     space = parse_search_space(nlohmann::json::parse(in));
   }
-  const std::vector<ClassTask> tasks = plan_classes(o);
+  const std::vector<ClassTask> tasks = plan_classes(o, existing);
   TuningSettings settings;
   settings.repeats = std::max(o.repeats, 5);
   settings.prefer_simpler_within = o.min_gain_percent / 100;
@@ -287,11 +303,11 @@ int run(const Options& o) {
           if (!show) return;
           const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
           std::fprintf(stderr,
-                       "\r\033[Kclass %zu/%zu (u%u, %zu-byte values, 2^%d): %zu measured, "
+                       "\r\033[Kclass %zu/%zu (%s keys, %zu-byte values, 2^%d): %zu measured, "
                        "%.0f s, ETA %.0f s",
-                       i + 1, tasks.size(), task.problem.key_bits, task.problem.value_bytes,
-                       static_cast<int>(std::log2(task.confirm_n)), measured, elapsed,
-                       std::max(0.0, budget.count() - elapsed));
+                       i + 1, tasks.size(), keys_name(task.problem).c_str(),
+                       task.problem.value_bytes, static_cast<int>(std::log2(task.confirm_n)),
+                       measured, elapsed, std::max(0.0, budget.count() - elapsed));
         }));
   }
   if (show) std::fputs("\r\033[K", stderr);
@@ -329,7 +345,8 @@ int main(int argc, char** argv) {
                  "Device: P:D, cpu, gpu or a name substring (default: first GPU)");
   app.add_option("--budget", o.budget, "Time to spend, e.g. 90s, 10m, 1h (default 10m)");
   app.add_option("--classes", o.classes,
-                 "Key bits and value bytes to tune, e.g. 32:0,32:4,64:8 (default: all)");
+                 "Keys and value bytes to tune, e.g. 32:0,32:4,64:8 (default: all); keys are "
+                 "a width (every key type of it, timed on unsigned keys) or one type (f32:4)");
   app.add_option("--sizes", o.sizes, "log2 of each size class's typical n (default 12,16,20,24)");
   app.add_option("--space", o.space_file, "Search space JSON (default: the built-in one)");
   CLI::Option* output =

@@ -33,8 +33,10 @@ std::optional<TunedClass> cut(TunedClass c, std::uint64_t lo, std::uint64_t hi) 
   return c;
 }
 
-auto width(const TunedClass& c) {
-  return std::make_pair(c.problem.key_bits, c.problem.value_bytes);
+// What a class sorts, whatever its key counts: a run's classes replace the profile's of the same.
+using Sorted = std::tuple<unsigned, std::optional<KeyType>, std::size_t>;
+Sorted keys_and_values(const TunedClass& c) {
+  return {c.problem.key_bits, c.problem.key_type, c.problem.value_bytes};
 }
 
 }  // namespace
@@ -54,14 +56,14 @@ KeyRange parse_key_range(const std::string& text, const std::string& option) {
 
 std::vector<TunedClass> merge_classes(const std::vector<TunedClass>& into,
                                       const std::vector<TunedClass>& tuned, KeyRange range) {
-  std::set<std::pair<unsigned, std::size_t>> retuned;
-  for (const TunedClass& c : tuned) retuned.insert(width(c));
+  std::set<Sorted> retuned;
+  for (const TunedClass& c : tuned) retuned.insert(keys_and_values(c));
   std::vector<TunedClass> merged;
   const auto keep = [&](std::optional<TunedClass> c) {
     if (c) merged.push_back(std::move(*c));
   };
   for (const TunedClass& c : into) {
-    if (!retuned.count(width(c))) {
+    if (!retuned.count(keys_and_values(c))) {
       merged.push_back(c);
       continue;
     }
@@ -69,9 +71,12 @@ std::vector<TunedClass> merge_classes(const std::vector<TunedClass>& into,
     if (range.max_keys < KeyRange{}.max_keys) keep(cut(c, range.max_keys + 1, KeyRange{}.max_keys));
   }
   for (const TunedClass& c : tuned) keep(cut(c, range.min_keys, range.max_keys));
+  // A width's classes before its key types' (no type sorts first): a reader that knows no key
+  // types takes the first class that matches, so it keeps to the width's.
   std::sort(merged.begin(), merged.end(), [](const TunedClass& a, const TunedClass& b) {
-    return std::tie(a.problem.key_bits, a.problem.value_bytes, a.problem.min_keys) <
-           std::tie(b.problem.key_bits, b.problem.value_bytes, b.problem.min_keys);
+    return std::tie(a.problem.key_bits, a.problem.key_type, a.problem.value_bytes,
+                    a.problem.min_keys) < std::tie(b.problem.key_bits, b.problem.key_type,
+                                                   b.problem.value_bytes, b.problem.min_keys);
   });
   return merged;
 }

@@ -99,6 +99,17 @@ DeviceIdentity identity_from(const json& j) {
   return d;
 }
 
+// A class's optional "key_type": a key type's short name, of the class's width.
+KeyType key_type_field(const json& j, unsigned key_bits, const std::string& where) {
+  const std::string name = field<std::string>(j, "key_type", where);
+  const std::optional<KeyType> type = parse_key_type(name);
+  if (!type) throw Error("profile", "'key_type' in " + where + ": '" + name + "' is no key type");
+  if (clsort::key_bits(*type) != key_bits)
+    throw Error("profile", "'key_type' in " + where + ": " + name + " keys are not " +
+                               std::to_string(key_bits) + " bits wide");
+  return *type;
+}
+
 TunedClass tuned_class_from(const json& j, std::size_t index) {
   const std::string where = "classes[" + std::to_string(index) + "]";
   TunedClass c;
@@ -106,6 +117,7 @@ TunedClass tuned_class_from(const json& j, std::size_t index) {
   c.problem.value_bytes = field<std::size_t>(j, "value_bytes", where);
   c.problem.min_keys = field<std::uint64_t>(j, "min_keys", where);
   c.problem.max_keys = field<std::uint64_t>(j, "max_keys", where);
+  if (j.contains("key_type")) c.problem.key_type = key_type_field(j, c.problem.key_bits, where);
   try {
     c.params = required(j, "params", where).get<Params>();
   } catch (const Error& e) {
@@ -170,8 +182,13 @@ DeviceIdentity identify(const cl::Device& device) {
 
 std::optional<Params> Profile::params_for(KeyType type, std::size_t value_bytes,
                                           std::uint64_t n) const {
-  for (const TunedClass& c : classes)
-    if (c.problem.contains(key_bits(type), value_bytes, n)) return c.params;
+  const TunedClass* width_class = nullptr;
+  for (const TunedClass& c : classes) {
+    if (!c.problem.contains(type, value_bytes, n)) continue;
+    if (c.problem.key_type) return c.params;
+    if (!width_class) width_class = &c;
+  }
+  if (width_class) return width_class->params;
   return std::nullopt;
 }
 
@@ -192,14 +209,17 @@ std::string kernel_templates_hash() {
 
 void to_json(json& j, const Profile& profile) {
   json classes = json::array();
-  for (const TunedClass& c : profile.classes)
-    classes.push_back({{"key_bits", c.problem.key_bits},
-                       {"value_bytes", c.problem.value_bytes},
-                       {"min_keys", c.problem.min_keys},
-                       {"max_keys", c.problem.max_keys},
-                       {"params", c.params},
-                       {"gkeys_per_s", c.gkeys_per_s},
-                       {"default_gkeys_per_s", c.default_gkeys_per_s}});
+  for (const TunedClass& c : profile.classes) {
+    json tuned = {{"key_bits", c.problem.key_bits},
+                  {"value_bytes", c.problem.value_bytes},
+                  {"min_keys", c.problem.min_keys},
+                  {"max_keys", c.problem.max_keys},
+                  {"params", c.params},
+                  {"gkeys_per_s", c.gkeys_per_s},
+                  {"default_gkeys_per_s", c.default_gkeys_per_s}};
+    if (c.problem.key_type) tuned["key_type"] = std::string(to_string(*c.problem.key_type));
+    classes.push_back(std::move(tuned));
+  }
   j = {{"schema_version", profile_schema_version},
        {"tuner_version", profile.tuner_version},
        {"kernel_hash", profile.kernel_hash},

@@ -49,15 +49,19 @@ inline bool DeviceIdentity::operator==(const DeviceIdentity& other) const {
 DeviceIdentity identify(const cl::Device& device);
 
 /// Sorts of keys `key_bits` wide with values of `value_bytes` (0: none), of n keys with
-/// min_keys <= n <= max_keys.
+/// min_keys <= n <= max_keys; of one key type of that width where `key_type` is set (a float
+/// class where floats and integers of a width run fastest with different parameters), else of
+/// every type of that width.
 struct ProblemClass {
   unsigned key_bits = 32;
   std::size_t value_bytes = 0;
   std::uint64_t min_keys = 0;
   std::uint64_t max_keys = std::numeric_limits<std::uint64_t>::max();
+  std::optional<KeyType> key_type;
 
-  bool contains(unsigned bits, std::size_t values, std::uint64_t n) const {
-    return bits == key_bits && values == value_bytes && n >= min_keys && n <= max_keys;
+  bool contains(KeyType type, std::size_t values, std::uint64_t n) const {
+    return clsort::key_bits(type) == key_bits && (!key_type || *key_type == type) &&
+           values == value_bytes && n >= min_keys && n <= max_keys;
   }
 };
 
@@ -77,7 +81,8 @@ struct Profile {
   std::vector<TunedClass> classes;
   nlohmann::json results = nlohmann::json::array();  ///< every measurement the tuner made
 
-  /// The tuned parameters for a sort of this class, if the profile covers it.
+  /// The tuned parameters for a sort of this class, if the profile covers it: a class of the
+  /// key's own type before one of its width.
   std::optional<Params> params_for(KeyType type, std::size_t value_bytes, std::uint64_t n) const;
 };
 
