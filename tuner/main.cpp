@@ -291,7 +291,11 @@ int run(const Options& o) {
   std::vector<TunedClass> tuned;
   std::size_t measured = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const auto deadline = start + budget * (i + 1) / tasks.size();
+    // An equal share of the time left: a class that ran over its share takes from every later
+    // class alike, not from the next alone.
+    const auto now = Clock::now();
+    const auto deadline = now + std::max(Clock::duration::zero(), start + budget - now) /
+                                    static_cast<long>(tasks.size() - i);
     tuned.push_back(tune_class(
         bench, space, tasks[i], settings, deadline, log,
         [&](const ClassTask& task, const Params& params, std::uint64_t n) {

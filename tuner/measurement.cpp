@@ -107,11 +107,15 @@ void Bench::recreate() {
 }
 
 const Bench::Input& Bench::input_for(const Problem& problem) {
-  if (!input_ || !(input_problem_ == problem)) {
-    input_ = std::make_shared<Input>(make_input(problem));
-    input_problem_ = problem;
+  const auto kept = std::find_if(inputs_.begin(), inputs_.end(),
+                                 [&](const auto& entry) { return entry.first == problem; });
+  if (kept != inputs_.end()) {
+    std::rotate(inputs_.begin(), kept, kept + 1);
+  } else {
+    if (inputs_.size() == 2) inputs_.pop_back();  // before making the next: memory
+    inputs_.emplace_front(problem, std::make_shared<Input>(make_input(problem)));
   }
-  return *input_;
+  return *inputs_.front().second;
 }
 
 // Some drivers finish building a kernel at its first launch (PoCL compiles a work-group

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <clsort/opencl.hpp>
 #include <clsort/params.hpp>
@@ -54,7 +56,8 @@ class Bench {
   Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
                       double give_up_ms);
   /// Makes the random input and its reference result for `problem` now (host work, kept for
-  /// the next measurements of the same problem); measure() does it when not done before.
+  /// the next measurements of the same problem, and of the one before it: a class screened on
+  /// fewer keys goes back to its own size to confirm); measure() does it when not done before.
   void prepare_input(const Problem& problem) { input_for(problem); }
   const cl::Device& device() const { return device_; }
 
@@ -66,8 +69,8 @@ class Bench {
   cl::Device device_;
   cl::Context context_;
   cl::CommandQueue queue_;
-  Problem input_problem_;
-  std::shared_ptr<Input> input_;  // the last problem's input and reference result
+  // The last two problems' inputs and reference results, the latest first.
+  std::deque<std::pair<Problem, std::shared_ptr<Input>>> inputs_;
 };
 
 }  // namespace clsort::tune
