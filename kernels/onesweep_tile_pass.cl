@@ -2,7 +2,8 @@
    kernel's outermost scope, where its local arrays must be declared. The kernel provides keys_in,
    keys_out (values_in, values_out), n, shift, mask, descending, pass, run, tiles, hist,
    both_status and, with `fused`, the work-group's ticket group_ticket (tile group_ticket % tiles);
-   else it draws the tile from `ticket`. With `portions` (sorts of more keys than the look-back
+   else it draws the tile from `ticket` (with `resident_groups`, tile after tile until none is
+   left). With `portions` (sorts of more keys than the look-back
    counts hold), keys_in and values_in start at key portion_begin of the sort's sort_n keys, and
    the kernel provides those, the portion's number, largest_tiles (the tiles of the largest
    portion) and carried. Each work-group counts its tile's digits and publishes
@@ -44,13 +45,32 @@
   /* Ranking's tables; after ranking, for pairs, the digit of each slot's key. Pairs reuse
      both buffers, so that their tiles are as large as keys-only tiles. */
   __local uint ranking_scratch[{{ scratch_words }}];
+{% if ranking == "warp_match" and value_bytes == 0 %}
+  /* Keys-only sorts: the atomics of keys past n go to a word of their lane's own, so that no
+     branch (and convergence barrier) surrounds the count's and the ranking's atomics (H200,
+     2^22-2^28: u32 keys 0.5-2% faster, f32 keys 1-3%; u32 + u32 so ran 8-15% slower). */
+  __local uint lane_sinks[WARP];
+{% endif %}
   const uint lid = get_local_id(0);
-  /* The pass's digit counts, read now and scanned with the tile's own counts. */
 #if defined(WARP) && RADIX == WG
+  /* The pass's digit count of this work-item's digit, scanned with the tile's own counts. */
   const uint pass_count = digit_counts[lid];
-#else
-  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] = digit_counts[d];
 #endif
+{% if resident_groups %}
+  /* Fewer work-groups than tiles: each takes tiles by ticket until none is left. Every
+     work-group draws one ticket past the last tile, so the last of those draws resets the
+     ticket for the next run. A work-group draws once all its work-items are done with the
+     tile's local memory (the barrier after its draw). */
+  const uint last_draw = tiles + (uint)get_num_groups(0) - 1;
+#define DRAW_NEXT_TILE()                                \
+  if (lid == 0) {                                       \
+    tile_id = atomic_inc(ticket);                       \
+    if (tile_id == last_draw) atomic_xchg(ticket, 0);   \
+  }                                                     \
+  barrier(CLK_LOCAL_MEM_FENCE)
+  DRAW_NEXT_TILE();
+  while (tile_id < tiles) {
+{% else %}
   if (lid == 0) {
 {% if fused %}
     tile_id = group_ticket % tiles;
@@ -60,6 +80,11 @@
     if (tile_id == tiles - 1) atomic_xchg(ticket, 0);
 {% endif %}
   }
+{% endif %}
+#if !(defined(WARP) && RADIX == WG)
+  /* The pass's digit counts, scanned with the tile's own counts. */
+  for (uint d = lid; d < RADIX; d += WG) global_minus_local[d] = digit_counts[d];
+#endif
 {% if ranking == "warp_match" %}
   /* Warp w owns tile positions [w * WARP * EPT, (w + 1) * WARP * EPT), in rounds of WARP.
      warp_slots[w * RADIX + d]: first the warp's count of digit d, then the slot of its next
@@ -69,12 +94,6 @@
   __local uint* warp_masks = ranking_scratch + WARPS * RADIX;
 {% else %}
   __local uint* warp_masks = (__local uint*)tile_buffer;
-{% endif %}
-{% if value_bytes == 0 %}
-  /* Keys-only sorts: the atomics of keys past n go to a word of their lane's own, so that no
-     branch (and convergence barrier) surrounds the count's and the ranking's atomics (H200,
-     2^22-2^28: u32 keys 0.5-2% faster, f32 keys 1-3%; u32 + u32 so ran 8-15% slower). */
-  __local uint lane_sinks[WARP];
 {% endif %}
   const uint warp = lid / WARP, lane = lid % WARP;
   for (uint i = lid; i < WARPS * RADIX; i += WG) warp_slots[i] = warp_masks[i] = 0;
@@ -137,7 +156,12 @@
       values_out[portion_begin + POSITION(j)] = values_in[POSITION(j)];
 {% endif %}
     }
+{% if resident_groups %}
+    DRAW_NEXT_TILE();
+    continue;
+{% else %}
     return;
+{% endif %}
   }
 {% endif %}
 {% if scatter_while_ranking %}
@@ -347,4 +371,8 @@
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < tile_size; i += WG)
     values_out[(offset_t)(global_minus_local[slot_digits[i]] + i)] = sorted_values[i];
+{% endif %}
+{% if resident_groups %}
+  DRAW_NEXT_TILE();
+  }
 {% endif %}

@@ -11,13 +11,18 @@ using namespace clsort::test;
 
 namespace {
 
-// Onesweep sets the test device can run: bitmask ranking everywhere; warp_match where it exists,
-// at 256 x 30 also for keys only, where the pass keeps its digit tables in registers.
+// Onesweep sets the test device can run: bitmask ranking everywhere, also with one work-group a
+// compute unit taking tile after tile of each portion (on PoCL's few compute units, fewer
+// work-groups than a portion's tiles); warp_match where it exists, at 256 x 30 also for keys only,
+// where the pass keeps its digit tables in registers.
 std::vector<Params> onesweep_variants(std::size_t key_bytes, std::size_t value_bytes) {
-  return runnable_on_test_device({shaped_params(Algorithm::onesweep, Ranking::bitmask, 64, 4),
-                                  shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 16),
-                                  shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 30)},
-                                 key_bytes, value_bytes);
+  Params resident = shaped_params(Algorithm::onesweep, Ranking::bitmask, 64, 4);
+  resident.resident_groups = 1;
+  return runnable_on_test_device(
+      {shaped_params(Algorithm::onesweep, Ranking::bitmask, 64, 4), resident,
+       shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 16),
+       shaped_params(Algorithm::onesweep, Ranking::warp_match, 256, 30)},
+      key_bytes, value_bytes);
 }
 
 // Every distribution, at sizes of several portions (the last one partial, or every one full),
@@ -34,7 +39,8 @@ void expect_portions_sort(const std::vector<SortOptions>& options) {
                               detail::KernelConfig{key_type_of<K>(), value_bytes, false, p},
                               portion);
     BOOST_TEST_MESSAGE("onesweep " << p.work_group_size << " x " << p.elements_per_thread
-                                   << ", portions of " << portion << " keys");
+                                   << " (resident_groups " << p.resident_groups << "), portions of "
+                                   << portion << " keys");
     // The last portion of 2 tiles and 5 keys more looks back over status rows that a larger
     // portion's launch cleared.
     const std::uint64_t sizes[] = {5 * portion + 2 * tile + 5, portion, 3 * portion, portion + 1,

@@ -79,6 +79,17 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
       sets.push_back(p);
     }
   }
+  if (algorithm == Algorithm::onesweep) {
+    // At most 1, 2 or 8 work-groups a compute unit, each taking tiles until none is left: tiles
+    // of 64 keys make 782 at 50,021 keys, more than the work-groups on a GPU of up to 97
+    // compute units at 8 (up to 782 at 1), so they take several tiles each.
+    for (int resident : {1, 2, 8}) {
+      Params p = base;
+      p.resident_groups = resident;
+      p.elements_per_thread = 1;
+      sets.push_back(p);
+    }
+  }
   if (ranking == Ranking::warp_match && runs_onesweep_passes(algorithm)) {
     // Each tile asking L2 for its own values: sort_with's u32 pairs, partial last tile included.
     Params p = base;

@@ -69,6 +69,13 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   BOOST_TEST((json(p).get<Params>() == p));
   p.prefetch_values = 0;
   BOOST_TEST((json(p).get<Params>() == p));
+  p.resident_groups = 3;
+  BOOST_TEST(json(p)["resident_groups"] == 3);
+  BOOST_TEST((json(p).get<Params>() == p));
+  // Sets written before the field was known still read, as one work-group a tile.
+  json without = p;
+  without.erase("resident_groups");
+  BOOST_TEST(without.get<Params>().resident_groups == 0);
 }
 
 BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
@@ -109,6 +116,15 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
   j = good;
   j.erase("prefetch_values");
   expect_json_error(j, "missing field 'prefetch_values'");
+  j = good;
+  j["resident_groups"] = 9;
+  expect_json_error(j, "'resident_groups' = 9 is outside [0, 8]");
+  j = good;
+  j["resident_groups"] = 2;  // good is reduce_then_scan
+  expect_json_error(j, "resident_groups = 2 needs algorithm = onesweep");
+  j = good;
+  j["resident_groups"] = "2";
+  expect_json_error(j, "'resident_groups' must be an integer");
   j = good;
   j["radix_bitz"] = 4;
   expect_json_error(j, "unknown field 'radix_bitz'");
@@ -156,6 +172,14 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   p = Params{};
   p.radix_bits = 0;
   expect_invalid(p, "radix_bits = 0");
+  p = Params{};
+  p.algorithm = Algorithm::onesweep;
+  p.resident_groups = 2;
+  BOOST_CHECK_NO_THROW(validate(p));
+  p.algorithm = Algorithm::fused_onesweep;  // its work-groups each take one ticket of all passes
+  expect_invalid(p, "resident_groups = 2 needs algorithm = onesweep");
+  p.algorithm = Algorithm::hybrid;
+  expect_invalid(p, "resident_groups = 2 needs algorithm = onesweep");
 }
 
 BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
@@ -415,6 +439,23 @@ BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   custom.radix_bits = 4;
   Sorter custom_sorter(test_queue(), custom);
   BOOST_TEST((custom_sorter.params_for(KeyType::f64, 8, 1 << 20) == custom));
+}
+
+// Past onesweep's 2^32 - 1 keys a sort runs reduce_then_scan with the set's shape, without
+// onesweep's own fields, which reduce_then_scan would refuse.
+BOOST_AUTO_TEST_CASE(sorts_past_onesweeps_keys_drop_its_fields) {
+  Params p;
+  p.algorithm = Algorithm::onesweep;
+  p.ranking = Ranking::bitmask;
+  p.resident_groups = 2;
+  Sorter sorter(test_queue(), p);
+  const std::uint64_t past = std::uint64_t{1} << 32;
+  const Params huge = sorter.params_for(KeyType::u32, 0, past);
+  BOOST_TEST((huge.algorithm == Algorithm::reduce_then_scan));
+  BOOST_TEST(huge.resident_groups == 0);
+  BOOST_TEST(huge.radix_bits == p.radix_bits);
+  BOOST_CHECK_NO_THROW(validate(huge));
+  BOOST_TEST((sorter.params_for(KeyType::u32, 0, past - 1) == p));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -12,9 +12,12 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> field_names{
-    "radix_bits",     "work_group_size",      "elements_per_thread",      "ranking",
-    "algorithm",      "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead",
-    "prefetch_values"};
+    "radix_bits",      "work_group_size",      "elements_per_thread",      "ranking",
+    "algorithm",       "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead",
+    "prefetch_values", "resident_groups"};
+
+// Fields a space may leave out, and the one value they then take.
+const std::map<std::string, json> optional_fields{{"resident_groups", json::array({0})}};
 
 using Constraint =
     std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
@@ -83,8 +86,12 @@ SearchSpace parse_search_space(const json& j) {
       throw Error("search space", "'" + key + "' must be a non-empty list of values");
   }
   for (const std::string& name : field_names) {
-    if (!j.contains(name)) throw Error("search space", "no value list for '" + name + "'");
-    space.values[name] = j.at(name);
+    if (j.contains(name))
+      space.values[name] = j.at(name);
+    else if (optional_fields.count(name))
+      space.values[name] = optional_fields.at(name);
+    else
+      throw Error("search space", "no value list for '" + name + "'");
   }
   if (j.contains("constraints")) {
     const json& constraints = j.at("constraints");
@@ -153,7 +160,8 @@ int differences(const Params& params, const Params& reference) {
          (a.elements_per_thread != b.elements_per_thread) + (a.ranking != b.ranking) +
          (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +
          (a.scan_elements_per_thread != b.scan_elements_per_thread) +
-         (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values);
+         (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values) +
+         (a.resident_groups != b.resident_groups);
 }
 
 }  // namespace clsort::tune

@@ -59,6 +59,7 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   // integer keys only (see Params::prefetch_values).
   variables["prefetch_values"] = config.params.prefetch_values > 0 && config.value_bytes > 0 &&
                                  key_kind(config.key_type) != KeyKind::floating_point;
+  variables["resident_groups"] = config.params.resident_groups > 0;
   variables["portions"] = false;
   template_variables_ = variables;
   program_ = build_template(context, device, template_name, variables);
@@ -88,6 +89,11 @@ std::uint64_t OnesweepPlan::tile_keys() const {
 
 std::uint64_t OnesweepPlan::tile_count(std::uint64_t n) const {
   return (n + tile_keys() - 1) / tile_keys();
+}
+
+std::uint64_t OnesweepPlan::pass_groups(std::uint64_t tiles) const {
+  const auto resident = static_cast<std::uint64_t>(config_.params.resident_groups);
+  return resident > 0 ? std::min(tiles, resident * compute_units_) : tiles;
 }
 
 std::uint64_t OnesweepPlan::portion_count(std::uint64_t n) const {
@@ -296,7 +302,8 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
           .u32(static_cast<std::uint32_t>(portion))
           .u32(static_cast<std::uint32_t>(tile_count(portion_keys(n))))
           .buffer(scratch.counters.carried);
-    chain.launch(kernel, tiles * wg, wg, portion + 1 == portions ? use : EventFor::nothing);
+    chain.launch(kernel, pass_groups(tiles) * wg, wg,
+                 portion + 1 == portions ? use : EventFor::nothing);
   }
 }
 

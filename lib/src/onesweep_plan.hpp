@@ -68,6 +68,9 @@ class OnesweepPlan : public SortPlan {
   Scratch scratch_for(std::uint64_t n);
   std::uint64_t tile_keys() const;
   std::uint64_t tile_count(std::uint64_t n) const;
+  /// Work-groups of a pass over `tiles` tiles: one a tile, or at most resident_groups per
+  /// compute unit, each taking tiles until none is left.
+  std::uint64_t pass_groups(std::uint64_t tiles) const;
   /// Launches per pass (and of the histogram kernel) for n keys: 1 up to portion_limit_.
   std::uint64_t portion_count(std::uint64_t n) const;
   /// The keys of each portion of a sort of n keys (the last may hold fewer): whole tiles, at

@@ -18,9 +18,10 @@ struct IntField {
   int Params::*member;
   int min;
   int max;
+  bool optional = false;  ///< may be absent from JSON (then the default); written always
 };
 
-constexpr std::array<IntField, 7> int_fields{{
+constexpr std::array<IntField, 8> int_fields{{
     {"radix_bits", &Params::radix_bits, 1, 8},
     {"work_group_size", &Params::work_group_size, 1, 4096},
     {"elements_per_thread", &Params::elements_per_thread, 1, 65536},
@@ -28,6 +29,7 @@ constexpr std::array<IntField, 7> int_fields{{
     {"scan_elements_per_thread", &Params::scan_elements_per_thread, 1, 65536},
     {"prefetch_ahead", &Params::prefetch_ahead, 0, 4},
     {"prefetch_values", &Params::prefetch_values, 0, 1},
+    {"resident_groups", &Params::resident_groups, 0, 8, true},
 }};
 
 constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
@@ -324,6 +326,10 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
                     " needs ranking = warp_match and algorithm = onesweep or hybrid (0 otherwise)");
+  if (params.resident_groups > 0 && params.algorithm != Algorithm::onesweep)
+    throw Error("validate parameters",
+                "resident_groups = " + std::to_string(params.resident_groups) +
+                    " needs algorithm = onesweep (0 otherwise)");
   if (params.prefetch_values > 0 &&
       (params.ranking != Ranking::warp_match || !runs_onesweep_passes(params.algorithm)))
     throw Error("validate parameters",
@@ -532,6 +538,7 @@ void from_json(const nlohmann::json& json, Params& params) {
   Params parsed;
   for (const auto& field : int_fields) {
     const auto it = json.find(field.name);
+    if (it == json.end() && field.optional) continue;
     if (it == json.end()) fail(std::string("missing field '") + field.name + "'");
     if (!it->is_number_integer())
       fail(std::string("field '") + field.name + "' must be an integer, got " + it->dump());

@@ -146,6 +146,12 @@ struct Params {
   /// wherever the request went). At 2^28, H200: u32 + u32 1.03x (256 x 30), u64 + u32 1.02x;
   /// H100: u32 + u32 0.94x (256 x 32), u64 + u32 0.99x; the tuner chooses per class.
   int prefetch_values = 0;
+  /// onesweep only (0 elsewhere): at most this many work-groups per compute unit run each pass,
+  /// each taking tiles by ticket until none is left, instead of one work-group per tile. Fewer
+  /// resident work-groups can mean less contention for each compute unit's caches (H200,
+  /// 3 a compute unit, f32 + u32 at 2^24-2^28: 3-6% faster in an experimental build); the tuner
+  /// chooses per class. Optional in JSON (0 where absent).
+  int resident_groups = 0;
 
   bool operator==(const Params& other) const;
   bool operator!=(const Params& other) const { return !(*this == other); }
@@ -153,8 +159,8 @@ struct Params {
  private:
   auto fields() const {
     return std::tie(radix_bits, work_group_size, elements_per_thread, ranking, algorithm,
-                    scan_work_group_size, scan_elements_per_thread, prefetch_ahead,
-                    prefetch_values);
+                    scan_work_group_size, scan_elements_per_thread, prefetch_ahead, prefetch_values,
+                    resident_groups);
   }
 };
 
