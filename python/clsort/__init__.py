@@ -245,7 +245,8 @@ def tune(device="", *, budget="10m", classes=None, sizes=None, output=None, spac
          into=None, key_range=None):
     """Runs clsort-tune on a device and returns the path of the profile it wrote.
 
-    budget: "90s", "10m", "1h"; classes: e.g. "32:0,64:4" (key bits:value bytes; default all);
+    budget: "90s", "10m", "1h"; classes: e.g. "32:0,64:4" (key bits:value bytes; default all),
+    or one key type's classes, e.g. "f32:4", which sorts of that type take before their width's;
     sizes: log2 sizes of the classes, e.g. "12,16,20,24"; output: the profile's path (default the
     user profile folder, where sorts on that device then find it); space: a search space file.
     into: an existing profile of the device to retune in place instead, over the key counts
