@@ -239,3 +239,8 @@ def test_tune_writes_a_profile_that_loads(tmp_path):
     assert profile["tuning"]["merged"][0]["range"] == "4096:"
     with pytest.raises(clsort.Error, match="ends before it starts"):
         clsort.tune(classes="32:0", sizes="10", budget="3s", into=path, key_range="9:1")
+    # One key type's classes go beside the width's, which stay.
+    clsort.tune(classes="f32:0", sizes="10", budget="3s", into=path)
+    profile = json.load(open(path))
+    assert [(c.get("key_type"), c["min_keys"]) for c in profile["classes"]] == [
+        (None, 0), (None, 4096), ("f32", 0)]
