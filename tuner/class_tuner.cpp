@@ -46,8 +46,8 @@ class Search {
       const double give_up = reference == reference_ms_.end()
                                  ? std::numeric_limits<double>::infinity()
                                  : reference->second * settings_.slowdown_limit;
-      m = bench_.measure(params, {task_.key_type, task_.problem.value_bytes, n}, settings_.repeats,
-                         settings_.warmup, give_up);
+      m = bench_.measure(params, {task_.timed_type(), task_.problem.value_bytes, n},
+                         settings_.repeats, settings_.warmup, give_up);
       log_.add(task_.id(), params, *m);
     }
     if (m->status != "ok") return 0;
@@ -64,9 +64,9 @@ class Search {
   // ms, 0 if it failed.
   double measure_again(const Params& params, std::uint64_t n, int round) {
     hook_(task_, params, n);
-    const Measurement m =
-        bench_.measure(params, {task_.key_type, task_.problem.value_bytes, n}, settings_.repeats,
-                       settings_.warmup, std::numeric_limits<double>::infinity());
+    const Measurement m = bench_.measure(params, {task_.timed_type(), task_.problem.value_bytes, n},
+                                         settings_.repeats, settings_.warmup,
+                                         std::numeric_limits<double>::infinity());
     log_.add_rematch(task_.id(), params, m, round);
     return m.status == "ok" ? m.milliseconds : 0;
   }
@@ -113,15 +113,27 @@ TunedClass rematch(Search& search, const ClassTask& task, const TuningSettings& 
 
 }  // namespace
 
-std::string keys_name(const ProblemClass& problem) {
+namespace {
+
+// "f32" for one key type's class, "32" for a width's.
+std::string keys_token(const ProblemClass& problem) {
   return problem.key_type ? std::string(to_string(*problem.key_type))
-                          : std::to_string(problem.key_bits) + "-bit";
+                          : std::to_string(problem.key_bits);
+}
+
+}  // namespace
+
+std::string keys_name(const ProblemClass& problem) {
+  return keys_token(problem) + (problem.key_type ? "" : "-bit");
 }
 
 std::string ClassTask::id() const {
-  const std::string keys = problem.key_type ? std::string(to_string(*problem.key_type))
-                                            : std::to_string(problem.key_bits);
-  return keys + ":" + std::to_string(problem.value_bytes) + ":" + std::to_string(confirm_n);
+  return keys_token(problem) + ":" + std::to_string(problem.value_bytes) + ":" +
+         std::to_string(confirm_n);
+}
+
+KeyType ClassTask::timed_type() const {
+  return problem.key_type.value_or(*parse_key_type("u" + std::to_string(problem.key_bits)));
 }
 
 TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& task,

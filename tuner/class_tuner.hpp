@@ -18,13 +18,14 @@ namespace clsort::tune {
 
 struct ClassTask {
   ProblemClass problem;
-  KeyType key_type = KeyType::u32;  ///< the key type timed for the class
-  std::uint64_t screen_n = 0;       ///< keys per screening run where confirm_n's sorts are slow
-  std::uint64_t confirm_n = 0;      ///< keys per confirming run (the class's typical size)
+  std::uint64_t screen_n = 0;   ///< keys per screening run where confirm_n's sorts are slow
+  std::uint64_t confirm_n = 0;  ///< keys per confirming run (the class's typical size)
   /// The set to beat in place of the built-in default: for one key type's class merged into a
   /// profile, what that profile gives the type now (the class exists to do better than that).
   std::optional<Params> incumbent;
   std::string id() const;  ///< "32:4:1048576" (key bits or type, value bytes, confirm size)
+  /// The key type timed: the class's own, else the unsigned type of its width.
+  KeyType timed_type() const;
 };
 
 /// The keys a class sorts, for people: "f32" (one type) or "32-bit" (every type of the width).

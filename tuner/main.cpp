@@ -77,20 +77,6 @@ std::vector<T> parse_list(const std::string& text, const char* option) {
   return items;
 }
 
-KeyType unsigned_type(unsigned bits) {
-  switch (bits) {
-    case 8:
-      return KeyType::u8;
-    case 16:
-      return KeyType::u16;
-    case 32:
-      return KeyType::u32;
-    case 64:
-      return KeyType::u64;
-  }
-  throw Error("tune", "--classes: key width " + std::to_string(bits) + " is not 8, 16, 32 or 64");
-}
-
 // The keys of one --classes item: a width ("32": every type of it, timed on unsigned keys) or a
 // key type ("f32": that type alone).
 ProblemClass keys_of_class(const std::string& keys) {
@@ -100,7 +86,9 @@ ProblemClass keys_of_class(const std::string& keys) {
     problem.key_bits = key_bits(*type);
   } else {
     problem.key_bits = parse_list<unsigned>(keys, "--classes")[0];
-    unsigned_type(problem.key_bits);  // checks the width
+    if (!parse_key_type("u" + std::to_string(problem.key_bits)))
+      throw Error("tune", "--classes: key width " + std::to_string(problem.key_bits) +
+                              " is not 8, 16, 32 or 64");
   }
   return problem;
 }
@@ -125,7 +113,6 @@ std::vector<ClassTask> plan_classes(const Options& o, const std::optional<Profil
     for (std::size_t i = 0; i < log2_sizes.size(); ++i) {
       ClassTask t;
       t.problem = keys;
-      t.key_type = keys.key_type.value_or(unsigned_type(keys.key_bits));
       t.problem.value_bytes = values;
       t.confirm_n = std::uint64_t{1} << log2_sizes[i];
       t.screen_n = std::max<std::uint64_t>(t.confirm_n / 16, 1024);
@@ -134,7 +121,8 @@ std::vector<ClassTask> plan_classes(const Options& o, const std::optional<Profil
       };
       t.problem.min_keys = i == 0 ? 0 : boundary(i);
       t.problem.max_keys = i + 1 == log2_sizes.size() ? UINT64_MAX : boundary(i + 1) - 1;
-      if (into && keys.key_type) t.incumbent = into->params_for(t.key_type, values, t.confirm_n);
+      if (into && keys.key_type)
+        t.incumbent = into->params_for(*keys.key_type, values, t.confirm_n);
       tasks.push_back(t);
     }
   }
@@ -301,7 +289,7 @@ int run(const Options& o) {
         [&](const ClassTask& task, const Params& params, std::uint64_t n) {
           // The host's reference sort is not the device's work: at 2^28 keys it alone ran
           // past the hang limit, so it is done before the watchdog is armed.
-          bench.prepare_input({task.key_type, task.problem.value_bytes, n});
+          bench.prepare_input({task.timed_type(), task.problem.value_bytes, n});
           watchdog.arm(task.id(), params, n);
           ++measured;
           if (!show) return;

@@ -34,8 +34,8 @@ std::optional<TunedClass> cut(TunedClass c, std::uint64_t lo, std::uint64_t hi) 
 }
 
 // What a class sorts, whatever its key counts: a run's classes replace the profile's of the same.
-using Sorted = std::tuple<unsigned, std::optional<KeyType>, std::size_t>;
-Sorted keys_and_values(const TunedClass& c) {
+using ClassKeys = std::tuple<unsigned, std::optional<KeyType>, std::size_t>;
+ClassKeys keys_and_values(const TunedClass& c) {
   return {c.problem.key_bits, c.problem.key_type, c.problem.value_bytes};
 }
 
@@ -56,7 +56,7 @@ KeyRange parse_key_range(const std::string& text, const std::string& option) {
 
 std::vector<TunedClass> merge_classes(const std::vector<TunedClass>& into,
                                       const std::vector<TunedClass>& tuned, KeyRange range) {
-  std::set<Sorted> retuned;
+  std::set<ClassKeys> retuned;
   for (const TunedClass& c : tuned) retuned.insert(keys_and_values(c));
   std::vector<TunedClass> merged;
   const auto keep = [&](std::optional<TunedClass> c) {

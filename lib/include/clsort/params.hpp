@@ -147,10 +147,10 @@ struct Params {
   /// H100: u32 + u32 0.94x (256 x 32), u64 + u32 0.99x; the tuner chooses per class.
   int prefetch_values = 0;
   /// onesweep only (0 elsewhere): at most this many work-groups per compute unit run each pass,
-  /// each taking tiles by ticket until none is left, instead of one work-group per tile. Fewer
-  /// resident work-groups can mean less contention for each compute unit's caches (H200,
-  /// 3 a compute unit, f32 + u32 at 2^24-2^28: 3-6% faster in an experimental build); the tuner
-  /// chooses per class. Optional in JSON (0 where absent).
+  /// each taking tiles by ticket until none is left, instead of one work-group per tile (H200,
+  /// 3 a compute unit, f32 + u32 at 2^24-2^28: 3-6% faster in an experimental build that also
+  /// addressed each work-item's keys from its first); the tuner chooses per class. Optional in
+  /// JSON (0 where absent).
   int resident_groups = 0;
 
   bool operator==(const Params& other) const;
