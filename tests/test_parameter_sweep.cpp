@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "radix_kernels.hpp"
 #include "support/opencl_fixture.hpp"
@@ -19,8 +20,8 @@ std::vector<Params> runnable(const std::vector<Params>& sets) {
   const std::size_t local = test_device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   std::vector<Params> fitting;
   for (const Params& p : sets) {
-    // u32 keys with u32 values and f64 keys: 8 bytes per key either way.
-    if (local_memory_bytes(p, 4, 4) <= local)
+    // sort_with's u32 keys with u32 values and its f64 keys (whose digit passes need more).
+    if (local_memory_bytes(p, 4, 4) <= local && local_memory_bytes(p, 8, 0) <= local)
       fitting.push_back(p);
     else
       BOOST_TEST_MESSAGE("left out, over the local memory: " << nlohmann::json(p).dump());
@@ -88,6 +89,17 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
       p.resident_groups = resident;
       p.elements_per_thread = 1;
       sets.push_back(p);
+    }
+    // Pass kernels built so that 8 work-groups of 256 fit an SM's registers (on NVIDIA, 32 a
+    // work-item: most of a 16-key tile's state spills) and 2 beside 2 resident work-groups;
+    // other devices build them as without.
+    for (auto [wg, ept, occupancy, resident] : {std::tuple{256, 16, 8, 0}, {64, 4, 2, 2}}) {
+      Params p = base;
+      p.work_group_size = wg;
+      p.elements_per_thread = ept;
+      p.occupancy_groups = occupancy;
+      p.resident_groups = resident;
+      if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(p);
     }
   }
   if (ranking == Ranking::warp_match && runs_onesweep_passes(algorithm)) {
@@ -205,7 +217,8 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
 // 256 items, 8-bit digits and 28-30 keys an item: tiles that scatter while ranking only with
 // compact digit tables, keys alone or with u32 values. Every distribution of u32 and f32 keys
 // and of u32 and f32 pairs, across sizes of one partial tile, whole tiles and many tiles (with
-// each prefetch: the tiles ahead at 30, the tile's own values at 28 and 29).
+// each prefetch: the tiles ahead at 30, the tile's own values at 28 and 29; at 28, built on
+// NVIDIA so that 3 work-groups fit an SM's registers, the H200's f32 pairs' shape).
 BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
   std::vector<Params> sets;
   for (int ept : {28, 29, 30}) {
@@ -216,6 +229,7 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
     p.elements_per_thread = ept;
     p.prefetch_ahead = ept == 30 ? 1 : 0;
     p.prefetch_values = ept == 30 ? 0 : 1;
+    p.occupancy_groups = ept == 28 ? 3 : 0;
     sets.push_back(p);
   }
   if (!runs_warp_match(sets)) return;

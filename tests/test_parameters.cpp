@@ -76,6 +76,12 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   json without = p;
   without.erase("resident_groups");
   BOOST_TEST(without.get<Params>().resident_groups == 0);
+  p.occupancy_groups = 2;
+  BOOST_TEST(json(p)["occupancy_groups"] == 2);
+  BOOST_TEST((json(p).get<Params>() == p));
+  without = p;
+  without.erase("occupancy_groups");
+  BOOST_TEST(without.get<Params>().occupancy_groups == 0);
 }
 
 BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
@@ -116,15 +122,17 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
   j = good;
   j.erase("prefetch_values");
   expect_json_error(j, "missing field 'prefetch_values'");
-  j = good;
-  j["resident_groups"] = 9;
-  expect_json_error(j, "'resident_groups' = 9 is outside [0, 8]");
-  j = good;
-  j["resident_groups"] = 2;  // good is reduce_then_scan
-  expect_json_error(j, "resident_groups = 2 needs algorithm = onesweep");
-  j = good;
-  j["resident_groups"] = "2";
-  expect_json_error(j, "'resident_groups' must be an integer");
+  for (const std::string name : {"resident_groups", "occupancy_groups"}) {
+    j = good;
+    j[name] = 9;
+    expect_json_error(j, "'" + name + "' = 9 is outside [0, 8]");
+    j = good;
+    j[name] = 2;  // good is reduce_then_scan
+    expect_json_error(j, name + " = 2 needs algorithm = onesweep");
+    j = good;
+    j[name] = "2";
+    expect_json_error(j, "'" + name + "' must be an integer");
+  }
   j = good;
   j["radix_bitz"] = 4;
   expect_json_error(j, "unknown field 'radix_bitz'");
@@ -180,6 +188,12 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   expect_invalid(p, "resident_groups = 2 needs algorithm = onesweep");
   p.algorithm = Algorithm::hybrid;
   expect_invalid(p, "resident_groups = 2 needs algorithm = onesweep");
+  p = Params{};
+  p.algorithm = Algorithm::onesweep;
+  p.occupancy_groups = 2;
+  BOOST_CHECK_NO_THROW(validate(p));
+  p.algorithm = Algorithm::hybrid;  // its passes share a program with its segment sorts
+  expect_invalid(p, "occupancy_groups = 2 needs algorithm = onesweep");
 }
 
 BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {
@@ -448,11 +462,13 @@ BOOST_AUTO_TEST_CASE(sorts_past_onesweeps_keys_drop_its_fields) {
   p.algorithm = Algorithm::onesweep;
   p.ranking = Ranking::bitmask;
   p.resident_groups = 2;
+  p.occupancy_groups = 3;
   Sorter sorter(test_queue(), p);
   const std::uint64_t past = std::uint64_t{1} << 32;
   const Params huge = sorter.params_for(KeyType::u32, 0, past);
   BOOST_TEST((huge.algorithm == Algorithm::reduce_then_scan));
   BOOST_TEST(huge.resident_groups == 0);
+  BOOST_TEST(huge.occupancy_groups == 0);
   BOOST_TEST(huge.radix_bits == p.radix_bits);
   BOOST_CHECK_NO_THROW(validate(huge));
   BOOST_TEST((sorter.params_for(KeyType::u32, 0, past - 1) == p));

@@ -342,6 +342,26 @@ BOOST_AUTO_TEST_CASE(the_values_prefetch_is_a_choice_for_pairs_only) {
   BOOST_TEST(pairs[0].prefetch_values != pairs[1].prefetch_values);
 }
 
+// Occupancy hints are candidates where the compiler takes them (NVIDIA); elsewhere the sets that
+// differ only in them build alike and are one candidate.
+BOOST_AUTO_TEST_CASE(occupancy_hints_are_choices_where_the_compiler_takes_them) {
+  const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(R"({
+    "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [4],
+    "ranking": ["bitmask"], "algorithm": ["onesweep"],
+    "scan_work_group_size": [64], "scan_elements_per_thread": [4],
+    "prefetch_ahead": [0], "prefetch_values": [0], "occupancy_groups": [0, 2, 3],
+    "constraints": ["valid"]
+  })"));
+  const std::vector<Params> sets = tune::candidates(space, test_device(), 4, 0);
+  if (takes_occupancy_groups(test_device())) {
+    BOOST_TEST_REQUIRE(sets.size() == 3u);
+    BOOST_TEST(sets[2].occupancy_groups == 3);
+  } else {
+    BOOST_TEST_REQUIRE(sets.size() == 1u);
+    BOOST_TEST(sets[0].occupancy_groups == 0);
+  }
+}
+
 // The default's one-field neighbours are screened right after it, before the rest of the space,
 // until one of them beats the default (then that one's neighbours jump the queue).
 BOOST_AUTO_TEST_CASE(the_defaults_neighbours_are_screened_first) {

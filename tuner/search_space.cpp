@@ -14,10 +14,11 @@ using nlohmann::json;
 const std::vector<std::string> field_names{
     "radix_bits",      "work_group_size",      "elements_per_thread",      "ranking",
     "algorithm",       "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead",
-    "prefetch_values", "resident_groups"};
+    "prefetch_values", "resident_groups",      "occupancy_groups"};
 
 // Fields a space may leave out, and the one value they then take.
-const std::map<std::string, json> optional_fields{{"resident_groups", json::array({0})}};
+const std::map<std::string, json> optional_fields{{"resident_groups", json::array({0})},
+                                                  {"occupancy_groups", json::array({0})}};
 
 using Constraint =
     std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
@@ -130,6 +131,7 @@ Params effective(Params p) {
 std::vector<Params> candidates(const SearchSpace& space, const cl::Device& device,
                                std::size_t key_bytes, std::size_t value_bytes) {
   std::vector<Params> result;
+  const bool takes_occupancy = takes_occupancy_groups(device);
   std::vector<std::size_t> index(field_names.size(), 0);
   while (true) {
     json fields = json::object();
@@ -139,6 +141,8 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
       Params p = fields.get<Params>();
       // Keys alone have no values to prefetch: one candidate, not two alike.
       if (value_bytes == 0) p.prefetch_values = 0;
+      // A compiler that takes no occupancy hint builds sets that differ only in it alike.
+      if (!takes_occupancy) p.occupancy_groups = 0;
       bool keep = std::none_of(result.begin(), result.end(),
                                [&](const Params& q) { return differences(p, q) == 0; });
       for (const std::string& name : space.constraints)
@@ -161,7 +165,7 @@ int differences(const Params& params, const Params& reference) {
          (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +
          (a.scan_elements_per_thread != b.scan_elements_per_thread) +
          (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values) +
-         (a.resident_groups != b.resident_groups);
+         (a.resident_groups != b.resident_groups) + (a.occupancy_groups != b.occupancy_groups);
 }
 
 }  // namespace clsort::tune

@@ -23,9 +23,13 @@ std::string trimmed(std::string s) {
 constexpr cl_device_info compute_capability_major_nv = 0x4000;
 constexpr cl_device_info warp_size_nv = 0x4003;
 
+bool has_nvidia_attributes(const cl::Device& device) {
+  return device_info<CL_DEVICE_EXTENSIONS>(device).find("cl_nv_device_attribute_query") !=
+         std::string::npos;
+}
+
 bool has_warp_match(const cl::Device& device) {
-  const std::string extensions = device_info<CL_DEVICE_EXTENSIONS>(device);
-  if (extensions.find("cl_nv_device_attribute_query") == std::string::npos) return false;
+  if (!has_nvidia_attributes(device)) return false;
   cl_uint major = 0, warp = 0;
   if (clGetDeviceInfo(device(), compute_capability_major_nv, sizeof major, &major, nullptr) !=
           CL_SUCCESS ||
@@ -48,6 +52,7 @@ DeviceLimits query_limits(const cl::Device& device) {
   limits.max_allocation_bytes = device_info<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device);
   limits.compute_units = device_info<CL_DEVICE_MAX_COMPUTE_UNITS>(device);
   limits.has_warp_match = has_warp_match(device);
+  limits.builds_ptx = has_nvidia_attributes(device);
   limits.has_64bit_integers =
       device_info<CL_DEVICE_PROFILE>(device).find("EMBEDDED_PROFILE") == std::string::npos ||
       device_info<CL_DEVICE_EXTENSIONS>(device).find("cles_khr_int64") != std::string::npos;

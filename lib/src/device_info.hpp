@@ -18,6 +18,8 @@ struct DeviceLimits {
   /// NVIDIA sm_70+ with 32-wide warps, as cl_nv_device_attribute_query reports: the PTX warp
   /// primitives (shfl.sync, lane masks, bar.warp.sync) are available.
   bool has_warp_match = false;
+  /// NVIDIA's OpenCL driver (cl_nv_device_attribute_query): program binaries are PTX text.
+  bool builds_ptx = false;
   /// 64-bit integers in OpenCL C: always in the full profile, an extension in the embedded one.
   bool has_64bit_integers = true;
 };

@@ -10,9 +10,10 @@
 namespace clsort::detail {
 
 cl::Program build_template(const cl::Context& context, const cl::Device& device,
-                           const std::string& template_name, const TemplateContext& context_vars) {
+                           const std::string& template_name, const TemplateContext& context_vars,
+                           int groups_per_sm) {
   const std::string source = render_template(template_name, find_kernel_template, context_vars);
-  return build_program(context, device, source, "-cl-std=CL1.2", template_name);
+  return build_program(context, device, source, "-cl-std=CL1.2", template_name, groups_per_sm);
 }
 
 namespace {

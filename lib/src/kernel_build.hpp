@@ -21,9 +21,11 @@ class WorkGroupLimitError : public Error {
   std::size_t kernel_limit_;
 };
 
-/// Renders the embedded template `template_name` with `context` and builds it for `device`.
+/// Renders the embedded template `template_name` with `context` and builds it for `device`
+/// (asking `groups_per_sm` work-groups' registers of each SM where that is not 0: build_program).
 cl::Program build_template(const cl::Context& context, const cl::Device& device,
-                           const std::string& template_name, const TemplateContext& context_vars);
+                           const std::string& template_name, const TemplateContext& context_vars,
+                           int groups_per_sm = 0);
 
 /// Creates kernel `name` and checks that it can run work-groups of `work_group_size` items
 /// (CL_KERNEL_WORK_GROUP_SIZE; on NVIDIA, whose driver reports 256 for every kernel, the

@@ -62,7 +62,8 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["resident_groups"] = config.params.resident_groups > 0;
   variables["portions"] = false;
   template_variables_ = variables;
-  program_ = build_template(context, device, template_name, variables);
+  program_ =
+      build_template(context, device, template_name, variables, config.params.occupancy_groups);
   histogram_kernel_ =
       make_kernel(program_, device, "histogram_all_passes",
                   static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
@@ -75,7 +76,8 @@ void OnesweepPlan::build_portion_kernels() {
   if (portion_pass_kernel_()) return;
   TemplateContext variables = template_variables_;
   variables["portions"] = true;
-  const cl::Program program = build_template(context_, device_, template_name_, variables);
+  const cl::Program program =
+      build_template(context_, device_, template_name_, variables, config_.params.occupancy_groups);
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
   portion_histogram_kernel_ =
       make_kernel(program, device_, "histogram_all_passes", wg, "work_group_size");

@@ -21,7 +21,7 @@ struct IntField {
   bool optional = false;  ///< may be absent from JSON (then the default); written always
 };
 
-constexpr std::array<IntField, 8> int_fields{{
+constexpr std::array<IntField, 9> int_fields{{
     {"radix_bits", &Params::radix_bits, 1, 8},
     {"work_group_size", &Params::work_group_size, 1, 4096},
     {"elements_per_thread", &Params::elements_per_thread, 1, 65536},
@@ -30,6 +30,7 @@ constexpr std::array<IntField, 8> int_fields{{
     {"prefetch_ahead", &Params::prefetch_ahead, 0, 4},
     {"prefetch_values", &Params::prefetch_values, 0, 1},
     {"resident_groups", &Params::resident_groups, 0, 8, true},
+    {"occupancy_groups", &Params::occupancy_groups, 0, 8, true},
 }};
 
 constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
@@ -326,10 +327,11 @@ void validate(const Params& params) {
     throw Error("validate parameters",
                 "prefetch_ahead = " + std::to_string(params.prefetch_ahead) +
                     " needs ranking = warp_match and algorithm = onesweep or hybrid (0 otherwise)");
-  if (params.resident_groups > 0 && params.algorithm != Algorithm::onesweep)
-    throw Error("validate parameters",
-                "resident_groups = " + std::to_string(params.resident_groups) +
-                    " needs algorithm = onesweep (0 otherwise)");
+  for (const auto& [name, value] : {std::pair{"resident_groups", params.resident_groups},
+                                    std::pair{"occupancy_groups", params.occupancy_groups}})
+    if (value > 0 && params.algorithm != Algorithm::onesweep)
+      throw Error("validate parameters", std::string(name) + " = " + std::to_string(value) +
+                                             " needs algorithm = onesweep (0 otherwise)");
   if (params.prefetch_values > 0 &&
       (params.ranking != Ranking::warp_match || !runs_onesweep_passes(params.algorithm)))
     throw Error("validate parameters",
@@ -357,6 +359,10 @@ std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size
     default:
       return reduce_then_scan_local_bytes(p, key_bytes, value_bytes);
   }
+}
+
+bool takes_occupancy_groups(const cl::Device& device) {
+  return detail::query_limits(device).builds_ptx;
 }
 
 void validate_for_device(const Params& params, const cl::Device& device, std::size_t key_bytes,

@@ -19,6 +19,7 @@
 
 #include "cl_check.hpp"
 #include "device_info.hpp"
+#include "ptx_occupancy.hpp"
 
 namespace clsort::detail {
 namespace {
@@ -110,9 +111,12 @@ std::optional<Binary> program_binary(const cl::Program& program) {
 class ProgramCache {
  public:
   cl::Program get(const cl::Context& context, const cl::Device& device, const std::string& source,
-                  const std::string& options, const std::string& label) {
+                  const std::string& options, const std::string& label, int groups_per_sm) {
+    const std::string occupancy = groups_per_sm > 0
+                                      ? '\0' + ("minnctapersm " + std::to_string(groups_per_sm))
+                                      : std::string();
     const std::string key =
-        content_hash(device_fingerprint(device) + '\0' + options + '\0' + source);
+        content_hash(device_fingerprint(device) + '\0' + options + occupancy + '\0' + source);
     std::lock_guard lock(mutex_);
     remember(context());
     const auto memory_key = std::make_tuple(context(), device(), key);
@@ -120,7 +124,8 @@ class ProgramCache {
       ++statistics_.reused;
       return it->second;
     }
-    cl::Program program = load_or_build(context, device, source, options, label, key);
+    cl::Program program =
+        load_or_build(context, device, source, options, label, groups_per_sm, key);
     programs_.emplace(memory_key, program);
     return program;
   }
@@ -133,7 +138,7 @@ class ProgramCache {
  private:
   cl::Program load_or_build(const cl::Context& context, const cl::Device& device,
                             const std::string& source, const std::string& options,
-                            const std::string& label, const std::string& key) {
+                            const std::string& label, int groups_per_sm, const std::string& key) {
     const std::string folder = uses_disk_cache() ? disk_cache_folder() : std::string();
     const fs::path path = folder.empty() ? fs::path() : fs::path(folder) / (key + ".bin");
     if (!folder.empty()) {
@@ -145,10 +150,24 @@ class ProgramCache {
       }
     }
     cl::Program program = build_from_source(context, device, source, options, label);
+    if (groups_per_sm > 0)
+      program = with_occupancy(context, device, program, options, label, groups_per_sm);
     ++statistics_.compiled;
     if (!folder.empty())
       if (const auto binary = program_binary(program)) write_binary_atomically(path, *binary);
     return program;
+  }
+
+  // `program` built again from its PTX with the occupancy directive, where it is PTX.
+  static cl::Program with_occupancy(const cl::Context& context, const cl::Device& device,
+                                    const cl::Program& program, const std::string& options,
+                                    const std::string& label, int groups_per_sm) {
+    const auto binary = program_binary(program);
+    const auto patched = binary ? with_groups_per_sm(*binary, groups_per_sm) : std::nullopt;
+    if (!patched) return program;
+    if (auto rebuilt = build_from_binary(context, device, *patched, options)) return *rebuilt;
+    throw Error("build program", label + ": the driver refused its PTX with .minnctapersm " +
+                                     std::to_string(groups_per_sm));
   }
 
   // Marks `context` as the most recently used; past max_contexts, the programs of the least
@@ -200,8 +219,8 @@ bool uses_disk_cache() {
 
 cl::Program build_program(const cl::Context& context, const cl::Device& device,
                           const std::string& source, const std::string& options,
-                          const std::string& label) {
-  return cache().get(context, device, source, options, label);
+                          const std::string& label, int groups_per_sm) {
+  return cache().get(context, device, source, options, label, groups_per_sm);
 }
 
 BuildStatistics program_statistics() {

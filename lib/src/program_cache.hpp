@@ -12,10 +12,12 @@ namespace clsort::detail {
 /// then in the on-disk cache ($XDG_CACHE_HOME/clsort, else ~/.cache/clsort; unless
 /// uses_disk_cache() says no) keyed by device, driver version, source and options; compiles and
 /// stores it otherwise. A cached binary the driver rejects is rebuilt from source and replaced.
-/// `label` names the program in errors. Thread-safe.
+/// `label` names the program in errors. With `groups_per_sm` > 0, an NVIDIA program is built
+/// again from its PTX with that many work-groups' registers asked of each SM
+/// (with_groups_per_sm); other devices' programs are built as they are. Thread-safe.
 cl::Program build_program(const cl::Context& context, const cl::Device& device,
                           const std::string& source, const std::string& options,
-                          const std::string& label);
+                          const std::string& label, int groups_per_sm = 0);
 
 BuildStatistics program_statistics();
 

@@ -116,7 +116,7 @@ struct Sorter::Impl {
     if (runs_onesweep_passes(p.algorithm) && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
-      p.prefetch_ahead = p.prefetch_values = p.resident_groups = 0;  // onesweep's alone
+      p.prefetch_ahead = p.prefetch_values = p.resident_groups = p.occupancy_groups = 0;  // its own
     } else if (p.algorithm == Algorithm::fused_onesweep &&
                n > detail::OnesweepPlan::max_portion_keys) {
       p.algorithm = Algorithm::onesweep;  // which runs its passes in portions

@@ -147,11 +147,17 @@ struct Params {
   /// H100: u32 + u32 0.94x (256 x 32), u64 + u32 0.99x; the tuner chooses per class.
   int prefetch_values = 0;
   /// onesweep only (0 elsewhere): at most this many work-groups per compute unit run each pass,
-  /// each taking tiles by ticket until none is left, instead of one work-group per tile (H200,
-  /// 3 a compute unit, f32 + u32 at 2^24-2^28: 3-6% faster in an experimental build that also
-  /// addressed each work-item's keys from its first); the tuner chooses per class. Optional in
-  /// JSON (0 where absent).
+  /// each taking tiles by ticket until none is left, instead of one work-group per tile. The
+  /// loop costs registers (H200, f32 + u32 at 256 x 32: 115 -> 173 a work-item, one work-group
+  /// an SM, 35% slower) unless occupancy_groups caps them; the tuner chooses per class.
+  /// Optional in JSON (0 where absent).
   int resident_groups = 0;
+  /// onesweep only (0 elsewhere): on NVIDIA GPUs, the pass kernels are built so that this many
+  /// work-groups fit each SM's registers (PTX .minnctapersm; the compiler spills what does not
+  /// fit); other devices build them as with 0, the compiler's own choice. H200, f32 + u32 at
+  /// 256 x 32 with 3 resident groups: 2 made them 2.5-3% faster than one work-group a tile
+  /// at 2^26-2^28. Optional in JSON (0 where absent).
+  int occupancy_groups = 0;
 
   bool operator==(const Params& other) const;
   bool operator!=(const Params& other) const { return !(*this == other); }
@@ -160,7 +166,7 @@ struct Params {
   auto fields() const {
     return std::tie(radix_bits, work_group_size, elements_per_thread, ranking, algorithm,
                     scan_work_group_size, scan_elements_per_thread, prefetch_ahead, prefetch_values,
-                    resident_groups);
+                    resident_groups, occupancy_groups);
   }
 };
 
@@ -174,6 +180,10 @@ std::uint64_t single_group_capacity(const Params& params);
 
 /// Throws clsort::Error naming the first field outside its allowed range.
 void validate(const Params& params);
+
+/// Whether `device` builds onesweep's pass kernels differently for each occupancy_groups: NVIDIA's
+/// OpenCL driver, whose programs are PTX. Elsewhere the field has no effect.
+bool takes_occupancy_groups(const cl::Device& device);
 
 /// Bytes of local memory the largest kernel needs with these parameters for keys of
 /// `key_bytes` and values of `value_bytes` (0: none); checked against CL_DEVICE_LOCAL_MEM_SIZE.
