@@ -154,10 +154,10 @@ struct Params {
   int resident_groups = 0;
   /// onesweep only (0 elsewhere): on NVIDIA GPUs, the pass kernels are built so that this many
   /// work-groups fit each SM's registers (PTX .minnctapersm; the compiler spills what does not
-  /// fit); other devices build them as with 0, the compiler's own choice. H200, 256 x 30 from
-  /// 2^25 keys: f32 + u32 7-10% faster with 3 (the compiler's choice fits 2), u32 + u32, whose
-  /// values' prefetch holds more, 1-4% slower; the tuner chooses per class. Optional in JSON (0
-  /// where absent).
+  /// fit, and ignores a count whose work-items exceed an SM's); other devices build them as with
+  /// 0, the compiler's own choice. H200, 256 x 30 from 2^25 keys: f32 + u32 7-10% faster with 3
+  /// (the compiler's choice fits 2), u32 + u32, whose values' prefetch holds more, 1-4% slower;
+  /// the tuner chooses per class. Optional in JSON (0 where absent).
   int occupancy_groups = 0;
 
   bool operator==(const Params& other) const;
