@@ -342,6 +342,22 @@ BOOST_AUTO_TEST_CASE(the_values_prefetch_is_a_choice_for_pairs_only) {
   BOOST_TEST(pairs[0].prefetch_values != pairs[1].prefetch_values);
 }
 
+// The summary names a set's shape and each optional field that is on.
+BOOST_AUTO_TEST_CASE(the_summary_names_the_optional_fields_that_are_on) {
+  Params p;  // 8-bit digits, 256 work-items
+  p.algorithm = Algorithm::onesweep;
+  p.ranking = Ranking::warp_match;
+  p.elements_per_thread = 30;
+  BOOST_TEST(tune::describe(p) == "onesweep/warp_match r8 wg256 ept30");
+  p.prefetch_ahead = 1;
+  p.prefetch_values = 1;
+  p.resident_groups = 2;
+  p.occupancy_groups = 3;
+  BOOST_TEST(tune::describe(p) ==
+             "onesweep/warp_match r8 wg256 ept30 prefetch_ahead1 prefetch_values resident2 "
+             "occupancy3");
+}
+
 // Occupancy hints are candidates where the compiler takes them (NVIDIA); elsewhere the sets that
 // differ only in them build alike and are one candidate.
 BOOST_AUTO_TEST_CASE(occupancy_hints_are_choices_where_the_compiler_takes_them) {

@@ -182,13 +182,6 @@ class Watchdog {
   Clock::time_point deadline_{};
 };
 
-std::string describe(const Params& p) {
-  std::ostringstream s;
-  s << to_string(p.algorithm) << "/" << to_string(p.ranking) << " r" << p.radix_bits << " wg"
-    << p.work_group_size << " ept" << p.elements_per_thread;
-  return s.str();
-}
-
 void print_summary(const std::vector<TunedClass>& classes, double seconds, std::ostream& out) {
   out << "\n"
       << std::left << std::setw(8) << "keys" << std::setw(8) << "values" << std::setw(24) << "n"

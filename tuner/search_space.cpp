@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <sstream>
 
 #include <clsort/error.hpp>
 
@@ -166,6 +167,17 @@ int differences(const Params& params, const Params& reference) {
          (a.scan_elements_per_thread != b.scan_elements_per_thread) +
          (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values) +
          (a.resident_groups != b.resident_groups) + (a.occupancy_groups != b.occupancy_groups);
+}
+
+std::string describe(const Params& p) {
+  std::ostringstream s;
+  s << to_string(p.algorithm) << "/" << to_string(p.ranking) << " r" << p.radix_bits << " wg"
+    << p.work_group_size << " ept" << p.elements_per_thread;
+  if (p.prefetch_ahead > 0) s << " prefetch_ahead" << p.prefetch_ahead;
+  if (p.prefetch_values > 0) s << " prefetch_values";
+  if (p.resident_groups > 0) s << " resident" << p.resident_groups;
+  if (p.occupancy_groups > 0) s << " occupancy" << p.occupancy_groups;
+  return s.str();
 }
 
 }  // namespace clsort::tune
