@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_ranking) {
 // compact digit tables, keys alone or with u32 values. Every distribution of u32 and f32 keys
 // and of u32 and f32 pairs, across sizes of one partial tile, whole tiles and many tiles (with
 // each prefetch: the tiles ahead at 30, the tile's own values at 28 and 29; at 28, built on
-// NVIDIA so that 3 work-groups fit an SM's registers, the H200's f32 pairs' shape).
+// NVIDIA so that 3 work-groups fit an SM's registers, as the H200's f32 pairs are at 30).
 BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
   std::vector<Params> sets;
   for (int ept : {28, 29, 30}) {

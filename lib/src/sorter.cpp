@@ -116,7 +116,8 @@ struct Sorter::Impl {
     if (runs_onesweep_passes(p.algorithm) && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
-      p.prefetch_ahead = p.prefetch_values = p.resident_groups = p.occupancy_groups = 0;  // its own
+      // onesweep's own fields, which reduce_then_scan refuses
+      p.prefetch_ahead = p.prefetch_values = p.resident_groups = p.occupancy_groups = 0;
     } else if (p.algorithm == Algorithm::fused_onesweep &&
                n > detail::OnesweepPlan::max_portion_keys) {
       p.algorithm = Algorithm::onesweep;  // which runs its passes in portions
