@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
     std::size_t key_bytes;
     std::size_t value_bytes;
   };
-  for (const Case c : {Case{"u32", 4, 0}, Case{"u32", 4, 4}, Case{"f32", 4, 0}, Case{"u64", 8, 0},
-                       Case{"u64", 8, 4}, Case{"f64", 8, 0}}) {
+  for (const Case c : {Case{"u32", 4, 0}, Case{"u32", 4, 4}, Case{"f32", 4, 0}, Case{"f32", 4, 4},
+                       Case{"u64", 8, 0}, Case{"u64", 8, 4}, Case{"f64", 8, 0}}) {
     for (int log2n = min_log2; log2n <= max_log2; log2n += step) {
       const std::size_t n = std::size_t{1} << log2n;
       const auto keys = make_key_bytes(distribution, n, c.key_bytes, 42 + log2n);
