@@ -325,6 +325,42 @@ BOOST_AUTO_TEST_CASE(rank_sort_sets_differing_only_in_digit_fields_are_one_candi
   BOOST_TEST(single_groups == 8);  // their digits differ
 }
 
+// Each field a set changes counts once, but the scan fields of algorithms other than
+// reduce_then_scan and rank_sort's digit fields, which those do not use.
+BOOST_AUTO_TEST_CASE(differences_count_the_fields_a_sort_uses) {
+  Params base;
+  base.algorithm = Algorithm::onesweep;
+  base.ranking = Ranking::warp_match;
+  const std::vector<void (*)(Params&)> changes{[](Params& p) { p.radix_bits = 6; },
+                                               [](Params& p) { p.work_group_size = 128; },
+                                               [](Params& p) { p.elements_per_thread = 30; },
+                                               [](Params& p) { p.ranking = Ranking::bitmask; },
+                                               [](Params& p) { p.algorithm = Algorithm::hybrid; },
+                                               [](Params& p) { p.prefetch_ahead = 1; },
+                                               [](Params& p) { p.prefetch_values = 1; },
+                                               [](Params& p) { p.resident_groups = 2; },
+                                               [](Params& p) { p.occupancy_groups = 3; }};
+  Params all = base;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    Params changed = base;
+    changes[i](changed);
+    changes[i](all);
+    BOOST_TEST(tune::differences(changed, base) == 1, "change " << i);
+  }
+  BOOST_TEST(tune::differences(all, base) == static_cast<int>(changes.size()));
+  Params scan = base;
+  scan.scan_work_group_size = 16;
+  scan.scan_elements_per_thread = 64;
+  BOOST_TEST(tune::differences(scan, base) == 0);
+  base.algorithm = scan.algorithm = Algorithm::reduce_then_scan;
+  BOOST_TEST(tune::differences(scan, base) == 2);
+  Params rank = base, other_digits = base;
+  rank.algorithm = other_digits.algorithm = Algorithm::rank_sort;
+  other_digits.radix_bits = 4;
+  other_digits.ranking = Ranking::serial;
+  BOOST_TEST(tune::differences(other_digits, rank) == 0);
+}
+
 // Keys alone have no values to prefetch: prefetch_values 0 and 1 are one candidate for them and
 // two for pairs (only "valid": the sets need warp_match, which PoCL lacks).
 BOOST_AUTO_TEST_CASE(the_values_prefetch_is_a_choice_for_pairs_only) {
