@@ -161,7 +161,7 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
 
 int differences(const Params& params, const Params& reference) {
   // Field by field, not through the JSON of both: candidates() compares every pair of a space's
-  // thousands of sets (through JSON the default space took a minute to enumerate).
+  // thousands of sets, which through JSON takes the default space about a minute.
   const Params a = effective(params), b = effective(reference);
   return (a.radix_bits != b.radix_bits) + (a.work_group_size != b.work_group_size) +
          (a.elements_per_thread != b.elements_per_thread) + (a.ranking != b.ranking) +
