@@ -406,8 +406,11 @@ void find_bucket_starts(__global const key_t* keys, uint n, uint from0, uint fro
    no radix passes, no atomics), and writes keys and values straight to their positions in
    keys_out (which may be keys_in: every key stays within its bucket, so other work-groups
    still find the same bucket bounds). A range with a larger bucket goes to `ranges` for
-   segment_sort (counts[0] of them) if it fits its TILE, else it is counted in counts[1] and
-   the host sorts keys_in again by the usual passes. */
+   segment_sort (counts[0] of them) if it fits its TILE. A bucket larger than that (one key
+   repeated: NaNs, zeros) is already in its sorted order if all its keys are equal, so each
+   work-group copies the part of it within its stride through and checks that part; a part
+   that holds unequal keys is counted in counts[1], and the host sorts keys_in again by the
+   usual passes. */
 #define RANK_STRIDE {{ rank_stride }}
 #define RANK_SPAN (RANK_STRIDE + BUCKET_LIMIT)
 #define RANK_ITEMS ((RANK_SPAN + WG - 1) / WG)
@@ -424,6 +427,24 @@ inline void list_range(__global uint* counts, __global uint* ranges, uint begin,
   ranges[2 * at + 1] = end;
 }
 
+/* Copies keys_in[from, to) (and values) to the same positions of keys_out, part of a bucket
+   larger than TILE, and sets *unequal where a key's compared bits differ from `reference`. */
+inline void copy_equal_run(__global const key_t* keys_in, __global key_t* keys_out,
+{% if value_bytes > 0 %}
+                           __global const value_t* values_in, __global value_t* values_out,
+{% endif %}
+                           uint from, uint to, key_t reference, uint descending, uint begin_bit,
+                           uint end_bit, __local uint* unequal) {
+  for (uint p = from + get_local_id(0); p < to; p += WG) {
+    const key_t k = keys_in[p];
+    if (sort_bits(k, descending, begin_bit, end_bit) != reference) *unequal = 1;
+    keys_out[p] = k;
+{% if value_bytes > 0 %}
+    values_out[p] = values_in[p];
+{% endif %}
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
 {% if value_bytes > 0 %}
@@ -433,22 +454,43 @@ void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
                   __global uint* counts, __global uint* ranges) {
   __local key_t bits[RANK_SPAN];
   __local uint starts[2];
-  __local uint too_big;
+  __local uint too_big, unequal, last_start;
   const uint lid = get_local_id(0);
-  const uint from = get_group_id(0) * RANK_STRIDE;
-  find_bucket_starts(keys_in, n, from, min(from + RANK_STRIDE, n), descending, bucket_shift,
-                     end_bit, starts);
+  const uint from = get_group_id(0) * RANK_STRIDE, stride_end = min(from + RANK_STRIDE, n);
+  find_bucket_starts(keys_in, n, from, stride_end, descending, bucket_shift, end_bit, starts);
   const uint begin = starts[0], end = starts[1];
   /* Without a bucket start in [from, from + RANK_STRIDE) no bucket starts here. */
   const bool has_buckets = begin <= n && begin < from + RANK_STRIDE;
-  const bool fits_segment_sort = end <= n && end - begin <= TILE;
-  const bool fits_here = fits_segment_sort && end - begin <= RANK_SPAN;
+  /* A range too large for segment_sort: only its last bucket can pass the stride, so that one
+     is split off, and the buckets before it (less than a stride) are ranked here. */
+  const bool split = has_buckets && !(end <= n && end - begin <= TILE);
+  if (lid == 0) last_start = begin;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (split)
+    for (uint p = begin + 1 + lid; p < stride_end; p += WG)
+      if (starts_bucket(keys_in, n, p, descending, bucket_shift, end_bit))
+        atomic_max(&last_start, p);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint rank_end = split ? last_start : end;
+  const bool fits_here = rank_end - begin <= RANK_SPAN;
+  const bool tail_fits = end <= n && end - last_start <= TILE; /* the split-off bucket */
   if (lid == 0) {
     too_big = 0;
-    if (has_buckets && !fits_segment_sort) atomic_inc(&counts[1]);
-    if (has_buckets && fits_segment_sort && !fits_here) list_range(counts, ranges, begin, end);
+    unequal = 0;
+    if (has_buckets && !fits_here) list_range(counts, ranges, begin, rank_end);
+    if (split && tail_fits) list_range(counts, ranges, last_start, end);
   }
-  const uint size = has_buckets && fits_here ? end - begin : 0;
+  /* The stride's part of a bucket larger than TILE: its first keys, of a bucket that started
+     before (larger than TILE where the key TILE + 1 before its end still belongs to it), and
+     its last keys, the bucket split off. */
+  const uint head_end = begin <= n ? min(begin, stride_end) : stride_end;
+  const bool large_head = from < head_end &&
+                          (begin > n || (begin > TILE && bucket_of(keys_in[begin - TILE - 1],
+                                                                   descending, bucket_shift,
+                                                                   end_bit) ==
+                                                             bucket_of(keys_in[from], descending,
+                                                                       bucket_shift, end_bit)));
+  const uint size = has_buckets && fits_here ? rank_end - begin : 0;
   key_t k[RANK_ITEMS];
   uint slot[RANK_ITEMS];
 {% if value_bytes > 0 %}
@@ -473,8 +515,30 @@ void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
       slot[j] = slot_in_bucket(bits, p, size, bucket_shift - begin_bit, descending, begin_bit,
                                end_bit, &too_big);
   }
+{% if value_bytes > 0 %}
+#define RUN_VALUES values_in, values_out,
+{% else %}
+#define RUN_VALUES
+{% endif %}
+  if (large_head)
+    copy_equal_run(keys_in, keys_out, RUN_VALUES from, head_end,
+                   sort_bits(keys_in[from - 1], descending, begin_bit, end_bit), descending,
+                   begin_bit, end_bit, &unequal);
+  if (split && !tail_fits)
+    copy_equal_run(keys_in, keys_out, RUN_VALUES last_start, stride_end,
+                   sort_bits(keys_in[last_start], descending, begin_bit, end_bit), descending,
+                   begin_bit, end_bit, &unequal);
+#undef RUN_VALUES
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (too_big && lid == 0) list_range(counts, ranges, begin, end);
+  if (lid == 0) {
+    if (too_big) {
+      if (rank_end - begin <= TILE)
+        list_range(counts, ranges, begin, rank_end);
+      else
+        atomic_inc(&counts[1]);
+    }
+    if (unequal) atomic_inc(&counts[1]);
+  }
   RANK_UNROLL
   for (uint j = 0; j < RANK_ITEMS; ++j) {
     if (!too_big && j * WG + lid < size) {

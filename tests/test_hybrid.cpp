@@ -2,6 +2,10 @@
 // overflow included, against the reference.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <cstring>
+#include <random>
+
 #include <nlohmann/json.hpp>
 
 #include "hybrid_plan.hpp"
@@ -146,6 +150,84 @@ BOOST_AUTO_TEST_CASE(buckets_too_large_to_rank_go_to_the_segment_kernel) {
 BOOST_AUTO_TEST_CASE(an_overflowing_segment_falls_back_to_every_pass) {
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
       sort_one_heavy_bucket(p, false);
+    }
+}
+
+// n keys of which every other one is `repeated` and the rest are spread but never share its top
+// two bytes: the repeated keys make one bucket of about n / 2 keys, all equal.
+std::vector<std::uint64_t> one_repeated_key(std::size_t n, std::uint64_t repeated) {
+  std::vector<std::uint64_t> keys = make_keys<std::uint64_t>(Distribution::uniform, n, 23);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 2 == 0)
+      keys[i] = repeated;
+    else if ((keys[i] ^ repeated) >> 48 == 0)
+      keys[i] ^= std::uint64_t{1} << 63;
+  }
+  return keys;
+}
+
+// A bucket of equal keys larger than the segment kernel's tile (NaNs, zeros, any one value
+// repeated) is already in its sorted order: segment_rank copies it through, at the start, in
+// the middle or at the end of the array, spread over several work-groups' strides. One unequal
+// key in it, first, in the middle or last, sends the sort to the usual passes.
+BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      const std::uint64_t tile = single_group_capacity(segment_params(p, 8, 4));
+      const std::uint64_t limit = detail::segment_rank_shape(segment_params(p, 8, 4)).bucket_limit;
+      const std::size_t n = 5 * tile + 7;
+      for (std::uint64_t repeated :
+           {std::uint64_t{0}, ~std::uint64_t{0}, std::uint64_t{0x8080808012345678}}) {
+        std::vector<std::uint64_t> keys = one_repeated_key(n, repeated);
+        BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
+                               byte_counts(keys), n, detail::HybridPlan::bucket_target(limit)) ==
+                           2u);
+        for (bool descending : {false, true}) {
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{descending},
+                                                          "one repeated key");
+          BOOST_TEST(plan.last_bucket_passes() == 2u, "descending " << descending);
+          BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
+        }
+        for (std::size_t unequal : {std::size_t{0}, n / 2 + 1, n - 1 - (n - 1) % 2}) {
+          std::vector<std::uint64_t> spoilt = keys;
+          spoilt[unequal] ^= 1;  // still in the repeated key's bucket
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, spoilt, {}, "one unequal key");
+          BOOST_TEST(plan.last_sort_fell_back(), "unequal key at " << unequal);
+        }
+      }
+    }
+}
+
+// f64 keys with every third one a NaN (payloads and signs of all kinds, which order as one value,
+// last) or a zero of either sign: their buckets are copied through, payloads and order kept.
+BOOST_AUTO_TEST_CASE(nans_and_zeros_make_buckets_copied_through) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::f64, 0, false, p});
+      const std::size_t n = 9 * single_group_capacity(segment_params(p, 8, 0)) + 3;
+      const auto as_double = [](std::uint64_t bits) {
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return d;
+      };
+      std::vector<double> keys(n);
+      std::mt19937_64 random(29);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t sign = random() & (std::uint64_t{1} << 63);
+        const std::uint64_t nan = sign | 0x7FF8000000000000ull | (random() & 0x7FFFFFFFFFFFFull);
+        // Spread keys: any bits but NaNs and magnitudes so small that they share the zeros'
+        // bucket.
+        std::uint64_t spread;
+        do spread = random();
+        while (std::isnan(as_double(spread)) || (spread & 0x7FFF000000000000ull) == 0);
+        keys[i] = as_double(i % 3 == 0 ? nan : (i % 3 == 1 ? spread : sign));  // sign: ±0
+      }
+      for (bool descending : {false, true}) {
+        expect_plan_sorts<double, KeysOnly>(plan, keys, SortOptions{descending}, "NaNs and zeros");
+        BOOST_TEST(plan.last_bucket_passes() > 0u, "descending " << descending);
+        BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
+      }
     }
 }
 

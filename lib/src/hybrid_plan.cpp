@@ -64,6 +64,8 @@ std::size_t HybridPlan::bucket_passes(
 
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                      const SortSpec& spec) {
+  bucket_passes_run_ = 0;
+  fell_back_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
   const std::vector<PassDigit> digits =
@@ -84,6 +86,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
     end_sort();
     return;
   }
+  bucket_passes_run_ = top;
   const std::vector<std::size_t> bucket_digits(varying.end() - top, varying.end());
   const PassData* from = &data;
   const PassData* to = &scratch.data;
@@ -94,7 +97,8 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   }
   // An overflowing segment leaves `from` holding every key in bucket order, each equal key
   // still after those before it in the input: the usual passes over it sort stably.
-  if (sort_segments(chain, *from, data, n, spec, digits[bucket_digits.front()].shift))
+  fell_back_ = sort_segments(chain, *from, data, n, spec, digits[bucket_digits.front()].shift);
+  if (fell_back_)
     enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, from, top);
   end_sort();
 }
@@ -103,7 +107,8 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
                                std::uint64_t n, const SortSpec& spec, unsigned bucket_shift) {
   const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
   const cl::Buffer& counts = segment_counts_.at_least(context_, 8, "segment counts");
-  const cl::Buffer& ranges = segment_ranges_.at_least(context_, 8 * groups, "segment ranges");
+  // A work-group lists at most two ranges: its buckets, and a large bucket split off them.
+  const cl::Buffer& ranges = segment_ranges_.at_least(context_, 16 * groups, "segment ranges");
   chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
     check(chain.queue().enqueueFillBuffer(counts, cl_uint{0}, 0, 8, waits, event), "enqueue fill",
           "segment counts");

@@ -36,6 +36,12 @@ class HybridPlan : public OnesweepPlan {
   /// ranking 9 ps plus 1.1 ps per key of the average bucket).
   static std::uint64_t bucket_target(std::uint64_t bucket_limit);
 
+  /// The top passes the last sort ran before ranking in buckets (0: the usual passes only),
+  /// and whether its buckets then needed the usual passes after all (a bucket larger than the
+  /// segment kernel's tile holding unequal keys); for tests and diagnostics.
+  std::size_t last_bucket_passes() const { return bucket_passes_run_; }
+  bool last_sort_fell_back() const { return fell_back_; }
+
  private:
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
   /// kernel and whether one overflowed, then enqueues the segment kernel over those ranges.
@@ -47,6 +53,8 @@ class HybridPlan : public OnesweepPlan {
   cl::Kernel rank_kernel_;
   cl::Kernel segment_kernel_;
   DeviceBuffer segment_counts_, segment_ranges_;
+  std::size_t bucket_passes_run_ = 0;
+  bool fell_back_ = false;
 };
 
 }  // namespace clsort::detail

@@ -40,10 +40,12 @@ enum class Algorithm {
   /// the work-group size are sorted whole in local memory by a segment kernel with onesweep's
   /// radix bits, work-group size and ranking and as many keys per work-item (at most 32) as
   /// local memory holds. The call waits for the device twice (digit counts, then how many
-  /// buckets were too large); a bucket larger than the segment kernel's local memory makes the
-  /// sort run onesweep's passes over the bucketed keys. From about 2^30 keys the onesweep passes
-  /// run in portions as onesweep's do. ConstantPassCheck::never, and sorts of more than
-  /// 2^32 - 2^24 keys (where the ranking step's 32-bit indices end), run plain onesweep.
+  /// buckets were too large). A bucket larger than the segment kernel's local memory is copied
+  /// through where all its keys are equal (one value repeated: NaNs, zeros), since it is then
+  /// in order already; otherwise it makes the sort run onesweep's passes over the bucketed keys.
+  /// From about 2^30 keys the onesweep passes run in portions as onesweep's do.
+  /// ConstantPassCheck::never, and sorts of more than 2^32 - 2^24 keys (where the ranking
+  /// step's 32-bit indices end), run plain onesweep.
   hybrid,
   /// single_group's launch and capacity with hybrid's order of work: passes in local memory
   /// over only the top digits, as many as leave buckets of about 4 keys for n keys (u32 keys:
