@@ -457,28 +457,33 @@ void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
   __local uint too_big, unequal, last_start;
   const uint lid = get_local_id(0);
   const uint from = get_group_id(0) * RANK_STRIDE, stride_end = min(from + RANK_STRIDE, n);
+  if (lid == 0) {
+    too_big = 0;
+    unequal = 0;
+    last_start = 0;
+  }
+  /* The barriers in find_bucket_starts order these stores before any use. */
   find_bucket_starts(keys_in, n, from, stride_end, descending, bucket_shift, end_bit, starts);
   const uint begin = starts[0], end = starts[1];
   /* Without a bucket start in [from, from + RANK_STRIDE) no bucket starts here. */
   const bool has_buckets = begin <= n && begin < from + RANK_STRIDE;
   /* A range too large for segment_sort: only its last bucket can pass the stride, so that one
-     is split off, and the buckets before it (less than a stride) are ranked here. */
+     is split off, and the buckets before it (less than a stride) are ranked here. The whole
+     work-group takes the same branch, as its barrier requires. */
   const bool split = has_buckets && !(end <= n && end - begin <= TILE);
-  if (lid == 0) last_start = begin;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (split)
+  if (split) {
     for (uint p = begin + 1 + lid; p < stride_end; p += WG)
       if (starts_bucket(keys_in, n, p, descending, bucket_shift, end_bit))
         atomic_max(&last_start, p);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint rank_end = split ? last_start : end;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const uint tail_start = max(last_start, begin); /* the split-off bucket's start */
+  const uint rank_end = split ? tail_start : end;
   const bool fits_here = rank_end - begin <= RANK_SPAN;
-  const bool tail_fits = end <= n && end - last_start <= TILE; /* the split-off bucket */
+  const bool tail_fits = end <= n && end - tail_start <= TILE;
   if (lid == 0) {
-    too_big = 0;
-    unequal = 0;
     if (has_buckets && !fits_here) list_range(counts, ranges, begin, rank_end);
-    if (split && tail_fits) list_range(counts, ranges, last_start, end);
+    if (split && tail_fits) list_range(counts, ranges, tail_start, end);
   }
   /* The stride's part of a bucket larger than TILE: its first keys, of a bucket that started
      before (larger than TILE where the key TILE + 1 before its end still belongs to it), and
@@ -491,6 +496,21 @@ void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
                                                              bucket_of(keys_in[from], descending,
                                                                        bucket_shift, end_bit)));
   const uint size = has_buckets && fits_here ? rank_end - begin : 0;
+  /* Before the key loads, so that the copies hold no registers beside k, slot and v. */
+{% if value_bytes > 0 %}
+#define RUN_VALUES values_in, values_out,
+{% else %}
+#define RUN_VALUES
+{% endif %}
+  if (large_head)
+    copy_equal_run(keys_in, keys_out, RUN_VALUES from, head_end,
+                   sort_bits(keys_in[from - 1], descending, begin_bit, end_bit), descending,
+                   begin_bit, end_bit, &unequal);
+  if (split && !tail_fits)
+    copy_equal_run(keys_in, keys_out, RUN_VALUES tail_start, stride_end,
+                   sort_bits(keys_in[tail_start], descending, begin_bit, end_bit), descending,
+                   begin_bit, end_bit, &unequal);
+#undef RUN_VALUES
   key_t k[RANK_ITEMS];
   uint slot[RANK_ITEMS];
 {% if value_bytes > 0 %}
@@ -515,20 +535,6 @@ void segment_rank(__global const key_t* keys_in, __global key_t* keys_out,
       slot[j] = slot_in_bucket(bits, p, size, bucket_shift - begin_bit, descending, begin_bit,
                                end_bit, &too_big);
   }
-{% if value_bytes > 0 %}
-#define RUN_VALUES values_in, values_out,
-{% else %}
-#define RUN_VALUES
-{% endif %}
-  if (large_head)
-    copy_equal_run(keys_in, keys_out, RUN_VALUES from, head_end,
-                   sort_bits(keys_in[from - 1], descending, begin_bit, end_bit), descending,
-                   begin_bit, end_bit, &unequal);
-  if (split && !tail_fits)
-    copy_equal_run(keys_in, keys_out, RUN_VALUES last_start, stride_end,
-                   sort_bits(keys_in[last_start], descending, begin_bit, end_bit), descending,
-                   begin_bit, end_bit, &unequal);
-#undef RUN_VALUES
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     if (too_big) {
