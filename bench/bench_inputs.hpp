@@ -1,6 +1,7 @@
 // Benchmark inputs: key distributions and the result row every comparator writes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -9,10 +10,26 @@
 
 namespace clsort::bench {
 
-/// uniform: random bits; low16: only the low 16 bits vary; few: 16 distinct keys; sorted.
+/// uniform: random bits; low16: only the low 16 bits vary; few: 16 distinct keys; sorted;
+/// tiles: (tile | depth) keys as a splatting renderer sorts them (see tile_depth_key).
 inline const std::vector<std::string>& distributions() {
-  static const std::vector<std::string> all{"uniform", "low16", "few", "sorted"};
+  static const std::vector<std::string> all{"uniform", "low16", "few", "sorted", "tiles"};
   return all;
+}
+
+/// A splat's key: its screen tile above the bits of its positive float depth in [0.1, 100).
+/// Tiles number n / 256 and are skewed (tile floor(tiles * u^2): the first holds about
+/// 1 / sqrt(tiles) of the keys), as splats crowd some tiles. 64-bit keys hold the tile in bits
+/// 32 and up; narrower keys the tile's low 16 bits over the depth's top 16 bits.
+inline std::uint64_t tile_depth_key(std::uint64_t random, std::size_t n, std::size_t key_bytes) {
+  const double tile_draw = (random >> 40) / double(1 << 24);
+  const std::uint64_t tiles = std::max<std::uint64_t>(1, n / 256);
+  const auto tile = static_cast<std::uint64_t>(tiles * tile_draw * tile_draw);
+  const float depth = 0.1f + 99.9f * ((random & 0xFFFFFF) / float(1 << 24));
+  std::uint32_t depth_bits;
+  std::memcpy(&depth_bits, &depth, sizeof depth_bits);
+  if (key_bytes == 8) return tile << 32 | depth_bits;
+  return (tile & 0xFFFF) << 16 | depth_bits >> 16;
 }
 
 /// n keys of `key_bytes` each (raw bits), for a distribution, deterministic per seed.
@@ -24,7 +41,7 @@ inline std::vector<unsigned char> make_key_bytes(const std::string& distribution
   // The distribution is named once, not compared per key (three string compares a key: a
   // bench run of 2^26 u32 keys on PoCL took 10.8 s with them, 7.2 without, 4.3 of it the sort).
   const bool low16 = distribution == "low16", few_keys = distribution == "few",
-             sorted = distribution == "sorted";
+             sorted = distribution == "sorted", tiles = distribution == "tiles";
   std::vector<unsigned char> bytes(n * key_bytes);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t k = rng();
@@ -32,6 +49,7 @@ inline std::vector<unsigned char> make_key_bytes(const std::string& distribution
     if (low16) k = (k & 0xFFFF) | 0x3A5A5A5A5A5A0000ULL;
     if (few_keys) k = few[k % few.size()];
     if (sorted) k = i;
+    if (tiles) k = tile_depth_key(k, n, key_bytes);
     std::memcpy(&bytes[i * key_bytes], &k, key_bytes);
   }
   return bytes;

@@ -242,7 +242,9 @@ int main(int argc, char** argv) {
   app.add_option("--types", o.types, "Key types")->delimiter(',');
   app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")
       ->delimiter(',');
-  app.add_option("--distributions", o.distributions, "uniform, low16, few, sorted")->delimiter(',');
+  app.add_option("--distributions", o.distributions, "Key distributions")
+      ->delimiter(',')
+      ->check(CLI::IsMember(distributions()));
   app.add_option("--warmup", o.warmup, "Untimed runs first");
   app.add_option("--repeats", o.repeats, "Timed runs (the median is reported)");
   app.add_option("--host-max-log2", o.host_max_log2, "Largest n for std::sort");

@@ -2,6 +2,7 @@
 // overflow included, against the reference.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -22,6 +23,14 @@ namespace {
 std::vector<std::uint64_t> spread(std::uint64_t n, std::size_t present) {
   std::vector<std::uint64_t> counts(256, 0);
   for (std::size_t d = 0; d < present; ++d) counts[d] = n / present + (d < n % present);
+  return counts;
+}
+
+// Digit counts of one 8-bit pass: `present` digits spread evenly over all 256, sharing n keys.
+std::vector<std::uint64_t> scattered(std::uint64_t n, std::size_t present) {
+  std::vector<std::uint64_t> counts(256, 0);
+  const std::vector<std::uint64_t> shares = spread(n, present);
+  for (std::size_t d = 0; d < present; ++d) counts[d * 256 / present] = shares[d];
   return counts;
 }
 
@@ -55,6 +64,16 @@ std::vector<std::vector<std::uint64_t>> byte_counts(const std::vector<std::uint6
   return counts;
 }
 
+// byte_counts of the bytes that vary, as the plan weighs them (it skips constant passes).
+std::vector<std::vector<std::uint64_t>> varying_byte_counts(
+    const std::vector<std::uint64_t>& keys) {
+  std::vector<std::vector<std::uint64_t>> varying;
+  for (auto& counts : byte_counts(keys))
+    if (std::count_if(counts.begin(), counts.end(), [](std::uint64_t c) { return c > 0; }) > 1)
+      varying.push_back(std::move(counts));
+  return varying;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(hybrid_sorts)
@@ -80,18 +99,27 @@ BOOST_AUTO_TEST_CASE(bucket_passes_follow_the_digits_present) {
   BOOST_TEST(HybridPlan::bucket_passes(
                  {spread(1 << 20, 7), spread(1 << 20, 7), spread(1 << 20, 7), spread(1 << 20, 7)},
                  1 << 20, target) == 0u);
-  // 16 digits in each pass: two passes would make 256 buckets of 16 keys, but keys with few
-  // digits are likely few distinct keys, whose buckets are far fewer.
+  // 16 digits scattered over each pass: two passes would make 256 buckets of 16 keys, but
+  // keys with thinly scattered digits are likely few distinct keys, whose buckets are far fewer.
+  BOOST_TEST(HybridPlan::bucket_passes({scattered(1 << 12, 16), scattered(1 << 12, 16),
+                                        scattered(1 << 12, 16), scattered(1 << 12, 16)},
+                                       1 << 12, target) == 0u);
+  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 256), spread(1 << 20, 256),
+                                        scattered(1 << 20, 16), spread(1 << 20, 256)},
+                                       1 << 20, target) == 0u);
+  // 16 digits filling a narrow range (a tile number's top bits) divide buckets as any do.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 12, 16), spread(1 << 12, 16),
                                         spread(1 << 12, 16), spread(1 << 12, 16)},
-                                       1 << 12, target) == 0u);
+                                       1 << 12, target) == 2u);
   // Counted from the top: only the top passes' digits matter.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 2), spread(1 << 20, 2),
                                         spread(1 << 20, 256), spread(1 << 20, 256)},
                                        1 << 20, target) == 2u);
+  // A narrow digit below the top one (a float's exponent under a tile number) divides buckets
+  // by its digits: 256 x 2 x 256 buckets of 8 keys.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 256), spread(1 << 20, 256),
                                         spread(1 << 20, 2), spread(1 << 20, 256)},
-                                       1 << 20, target) == 0u);
+                                       1 << 20, target) == 3u);
 }
 
 BOOST_AUTO_TEST_CASE(sorts_every_distribution_and_bit_range) {
@@ -227,6 +255,36 @@ BOOST_AUTO_TEST_CASE(nans_and_zeros_make_buckets_copied_through) {
         expect_plan_sorts<double, KeysOnly>(plan, keys, SortOptions{descending}, "NaNs and zeros");
         BOOST_TEST(plan.last_bucket_passes() > 0u, "descending " << descending);
         BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
+      }
+    }
+}
+
+// u64 keys as a splatting renderer sorts them: a tile number (4,096 tiles, crowded towards the
+// first) above a positive float depth's bits. The tile's top digit and the depth's exponent fill
+// narrow ranges, and the bucket passes run over them.
+BOOST_AUTO_TEST_CASE(tile_and_depth_keys_run_the_bucket_passes) {
+  std::mt19937_64 random(31);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::uniform_real_distribution<float> depth(0.1f, 100.0f);
+  std::vector<std::uint64_t> keys(200003);
+  for (auto& k : keys) {
+    const double crowd = unit(random);
+    const float d = depth(random);
+    std::uint32_t depth_bits;
+    std::memcpy(&depth_bits, &d, sizeof depth_bits);
+    k = static_cast<std::uint64_t>(4096 * crowd * crowd) << 32 | depth_bits;
+  }
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      const std::uint64_t limit = detail::segment_rank_shape(segment_params(p, 8, 4)).bucket_limit;
+      BOOST_TEST_REQUIRE(
+          detail::HybridPlan::bucket_passes(varying_byte_counts(keys), keys.size(),
+                                            detail::HybridPlan::bucket_target(limit)) > 0u);
+      for (bool descending : {false, true}) {
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{descending},
+                                                        "tile and depth");
+        BOOST_TEST(plan.last_bucket_passes() > 0u, "descending " << descending);
       }
     }
 }

@@ -51,11 +51,15 @@ std::size_t HybridPlan::bucket_passes(
   double buckets = 1;
   for (std::size_t top = 1; top <= most; ++top) {
     const auto& counts = counts_of_varying[counts_of_varying.size() - top];
-    const auto present =
-        std::count_if(counts.begin(), counts.end(), [](std::uint64_t c) { return c > 0; });
-    // Few digits present hint at few distinct keys, whose digits go together: the product
-    // would then promise buckets that never come (and each overflow costs every pass again).
-    if (static_cast<std::size_t>(present) * 4 < counts.size()) return 0;
+    const auto nonzero = [](std::uint64_t c) { return c > 0; };
+    const auto present = std::count_if(counts.begin(), counts.end(), nonzero);
+    const auto span = (counts.rend() - std::find_if(counts.rbegin(), counts.rend(), nonzero)) -
+                      (std::find_if(counts.begin(), counts.end(), nonzero) - counts.begin());
+    // Digits scattered thinly over their range hint at few distinct keys, whose digits go
+    // together: the product would then promise buckets that never come (and each overflow
+    // costs every pass again). Digits that fill a narrow range are structure (a tile number's
+    // top bits, a float depth's exponent) and divide buckets as the product says.
+    if (present * 2 < span) return 0;
     buckets *= static_cast<double>(present);
     if (static_cast<double>(n) / buckets <= static_cast<double>(bucket_target)) return top;
   }
