@@ -26,7 +26,8 @@ class HybridPlan : public OnesweepPlan {
   /// counts) to run as onesweep passes: the fewest that leave buckets of at most
   /// `bucket_target` keys on average (the product of the digits present in each estimates the
   /// number of buckets), keeping at least one pass for the segment step to save; 0 (plain
-  /// passes) where none does, or where one of them has fewer than a quarter of its digits.
+  /// passes) where none does, or where one of them scatters its digits thinly (fewer present
+  /// than half the span from its lowest to its highest).
   static std::size_t bucket_passes(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
                                    std::uint64_t n, std::uint64_t bucket_target);
 
