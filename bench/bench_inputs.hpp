@@ -20,7 +20,8 @@ inline const std::vector<std::string>& distributions() {
 /// A splat's key: its screen tile above the bits of its positive float depth in [0.1, 100).
 /// Tiles number n / 256 and are skewed (tile floor(tiles * u^2): the first holds about
 /// 1 / sqrt(tiles) of the keys), as splats crowd some tiles. 64-bit keys hold the tile in bits
-/// 32 and up; narrower keys the tile's low 16 bits over the depth's top 16 bits.
+/// 32 and up; 32-bit keys the tile's low 16 bits over the depth's top 16 bits, and narrower keys
+/// the low bytes of those.
 inline std::uint64_t tile_depth_key(std::uint64_t random, std::size_t n, std::size_t key_bytes) {
   const double tile_draw = (random >> 40) / double(1 << 24);
   const std::uint64_t tiles = std::max<std::uint64_t>(1, n / 256);
