@@ -74,6 +74,23 @@ std::vector<std::vector<std::uint64_t>> varying_byte_counts(
   return varying;
 }
 
+// u64 keys as a splatting renderer sorts them: a tile number (4,096 tiles, crowded towards the
+// first) above a positive float depth's bits.
+std::vector<std::uint64_t> tile_and_depth_keys(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::uniform_real_distribution<float> depth(0.1f, 100.0f);
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) {
+    const double crowd = unit(random);
+    const float d = depth(random);
+    std::uint32_t depth_bits;
+    std::memcpy(&depth_bits, &d, sizeof depth_bits);
+    k = static_cast<std::uint64_t>(4096 * crowd * crowd) << 32 | depth_bits;
+  }
+  return keys;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(hybrid_sorts)
@@ -259,21 +276,10 @@ BOOST_AUTO_TEST_CASE(nans_and_zeros_make_buckets_copied_through) {
     }
 }
 
-// u64 keys as a splatting renderer sorts them: a tile number (4,096 tiles, crowded towards the
-// first) above a positive float depth's bits. The tile's top digit and the depth's exponent fill
-// narrow ranges, and the bucket passes run over them.
+// The tile's top digit and the depth's exponent fill narrow ranges, and the bucket passes run
+// over them.
 BOOST_AUTO_TEST_CASE(tile_and_depth_keys_run_the_bucket_passes) {
-  std::mt19937_64 random(31);
-  std::uniform_real_distribution<double> unit(0, 1);
-  std::uniform_real_distribution<float> depth(0.1f, 100.0f);
-  std::vector<std::uint64_t> keys(200003);
-  for (auto& k : keys) {
-    const double crowd = unit(random);
-    const float d = depth(random);
-    std::uint32_t depth_bits;
-    std::memcpy(&depth_bits, &d, sizeof depth_bits);
-    k = static_cast<std::uint64_t>(4096 * crowd * crowd) << 32 | depth_bits;
-  }
+  const std::vector<std::uint64_t> keys = tile_and_depth_keys(200003, 31);
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
       detail::HybridPlan plan(test_context(), test_device(),
                               detail::KernelConfig{KeyType::u64, 4, false, p});
@@ -286,6 +292,38 @@ BOOST_AUTO_TEST_CASE(tile_and_depth_keys_run_the_bucket_passes) {
                                                         "tile and depth");
         BOOST_TEST(plan.last_bucket_passes() > 0u, "descending " << descending);
       }
+    }
+}
+
+// The first bucket pass runs while the digit counts are read: the one uniform keys take for a
+// size not sorted before, else the last sort's. Right, it is kept; wrong, or where the counts
+// send the sort to the usual passes, it is dropped; the sort is the same either way.
+BOOST_AUTO_TEST_CASE(the_first_bucket_pass_is_guessed_and_dropped_when_wrong) {
+  const std::size_t n = 200003;
+  const std::vector<std::uint64_t> uniform = make_keys<std::uint64_t>(Distribution::uniform, n, 37);
+  const std::vector<std::uint64_t> tiles = tile_and_depth_keys(n, 41);
+  const std::vector<std::uint64_t> few =
+      make_keys<std::uint64_t>(Distribution::few_distinct, n, 43);
+  struct Step {
+    const std::vector<std::uint64_t>& keys;
+    const char* what;
+    bool guess_held;
+  };
+  const Step steps[] = {{uniform, "uniform, no sort before", true},
+                        {tiles, "tiles after uniform", false},
+                        {tiles, "tiles after tiles", true},
+                        {few, "few distinct keys after tiles", false},
+                        {few, "few distinct keys again", false},
+                        {uniform, "uniform after the usual passes", false},
+                        {uniform, "uniform again", true}};
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      for (const Step& step : steps) {
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, step.keys, {}, step.what);
+        BOOST_TEST(plan.last_guess_held() == step.guess_held, step.what);
+      }
+      BOOST_TEST(plan.last_bucket_passes() > 0u);
     }
 }
 

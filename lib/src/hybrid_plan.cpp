@@ -26,6 +26,12 @@ KernelConfig segment_config(const cl::Device& device, const KernelConfig& config
   return result;
 }
 
+unsigned floor_log2(std::uint64_t n) {
+  unsigned log2 = 0;
+  while (n >>= 1) ++log2;
+  return log2;
+}
+
 }  // namespace
 
 HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
@@ -66,10 +72,27 @@ std::size_t HybridPlan::bucket_passes(
   return 0;
 }
 
+std::optional<std::size_t> HybridPlan::guess_first_bucket_digit(
+    const std::vector<PassDigit>& digits, std::uint64_t n) const {
+  if (last_choice_.n_log2 == floor_log2(n)) {
+    if (!last_choice_.first_bucket_shift) return std::nullopt;
+    for (std::size_t d = 0; d < digits.size(); ++d)
+      if (digits[d].shift == *last_choice_.first_bucket_shift) return d;
+    return std::nullopt;
+  }
+  // Keys whose every digit varies and spreads, as uniform keys do.
+  const std::vector<std::vector<std::uint64_t>> spread_digits(
+      digits.size(), std::vector<std::uint64_t>(radix_, 1));
+  const std::size_t top = bucket_passes(spread_digits, n, bucket_target(rank_shape_.bucket_limit));
+  if (top == 0) return std::nullopt;
+  return digits.size() - top;
+}
+
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                      const SortSpec& spec) {
   bucket_passes_run_ = 0;
   fell_back_ = false;
+  guess_held_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
   const std::vector<PassDigit> digits =
@@ -78,24 +101,39 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const bool fill_counters = begin_sort();
   const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
                                          fill_counters, EventFor::read_back);
+  // The device runs the first bucket pass the last sort of this size chose (or that uniform
+  // keys would) while the host reads the digit counts, which it would otherwise wait for idle.
+  // The pass writes only scratch: where the counts choose another, its output is dropped.
+  const std::optional<std::size_t> guessed = guess_first_bucket_digit(digits, n);
+  if (guessed)
+    enqueue_pass(chain, scratch, data, scratch.data, n, spec, *guessed, 0, digits[*guessed],
+                 EventFor::nothing);
   const std::vector<cl_uint> digits_counted =
       read_counts(chain.queue(), scratch, digits.size(), counted);
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
   std::vector<std::vector<std::uint64_t>> counts;
   for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
   const std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
+  const std::vector<std::size_t> bucket_digits(varying.end() - top, varying.end());
+  last_choice_ = {
+      floor_log2(n),
+      top == 0 ? std::nullopt : std::optional<unsigned>(digits[bucket_digits.front()].shift)};
+  guess_held_ = guessed && top > 0 && *guessed == bucket_digits.front();
+  // Launches alternate between two status regions, so the passes after a dropped guess count
+  // it as their first.
+  const std::size_t first_run = guessed && !guess_held_ ? 1 : 0;
   if (top == 0) {
     if (!varying.empty())
-      enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false);
+      enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, nullptr,
+                     first_run);
     end_sort();
     return;
   }
   bucket_passes_run_ = top;
-  const std::vector<std::size_t> bucket_digits(varying.end() - top, varying.end());
-  const PassData* from = &data;
-  const PassData* to = &scratch.data;
-  for (std::size_t run = 0; run < top; ++run) {
-    enqueue_pass(chain, scratch, *from, *to, n, spec, bucket_digits[run], run,
+  const PassData* from = guess_held_ ? &scratch.data : &data;
+  const PassData* to = guess_held_ ? &data : &scratch.data;
+  for (std::size_t run = guess_held_ ? 1 : 0; run < top; ++run) {
+    enqueue_pass(chain, scratch, *from, *to, n, spec, bucket_digits[run], first_run + run,
                  digits[bucket_digits[run]], EventFor::nothing);
     std::swap(from, to);
   }
@@ -103,7 +141,8 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   // still after those before it in the input: the usual passes over it sort stably.
   fell_back_ = sort_segments(chain, *from, data, n, spec, digits[bucket_digits.front()].shift);
   if (fell_back_)
-    enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, from, top);
+    enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, from,
+                   first_run + top);
   end_sort();
 }
 

@@ -2,6 +2,8 @@
 // segment.
 #pragma once
 
+#include <optional>
+
 #include "onesweep_plan.hpp"
 #include "radix_kernels.hpp"
 
@@ -42,6 +44,8 @@ class HybridPlan : public OnesweepPlan {
   /// segment kernel's tile holding unequal keys); for tests and diagnostics.
   std::size_t last_bucket_passes() const { return bucket_passes_run_; }
   bool last_sort_fell_back() const { return fell_back_; }
+  /// Whether the last sort's first bucket pass was the one run while the digit counts were read.
+  bool last_guess_held() const { return guess_held_; }
 
  private:
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
@@ -50,12 +54,27 @@ class HybridPlan : public OnesweepPlan {
   bool sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
                      std::uint64_t n, const SortSpec& spec, unsigned bucket_shift);
 
+  /// The first bucket pass to run before the digit counts arrive (an index into `digits`):
+  /// the last choice for n of the same power of two, else the one uniform keys would take;
+  /// none where that is the usual passes.
+  std::optional<std::size_t> guess_first_bucket_digit(const std::vector<PassDigit>& digits,
+                                                      std::uint64_t n) const;
+
+  /// The last sort's choice: its size's power of two and its first bucket pass's digit shift
+  /// (none: the usual passes).
+  struct Choice {
+    unsigned n_log2 = 64;  // no sort yet
+    std::optional<unsigned> first_bucket_shift;
+  };
+
   SegmentRankShape rank_shape_;
   cl::Kernel rank_kernel_;
   cl::Kernel segment_kernel_;
   DeviceBuffer segment_counts_, segment_ranges_;
   std::size_t bucket_passes_run_ = 0;
   bool fell_back_ = false;
+  Choice last_choice_;
+  bool guess_held_ = false;
 };
 
 }  // namespace clsort::detail
