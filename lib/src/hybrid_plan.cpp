@@ -72,20 +72,20 @@ std::size_t HybridPlan::bucket_passes(
   return 0;
 }
 
-std::optional<std::size_t> HybridPlan::guess_first_bucket_digit(
-    const std::vector<PassDigit>& digits, std::uint64_t n) const {
+std::optional<std::size_t> HybridPlan::guess_first_pass(const std::vector<PassDigit>& digits,
+                                                        std::uint64_t n) const {
   if (last_choice_.n_log2 == floor_log2(n)) {
-    if (!last_choice_.first_bucket_shift) return std::nullopt;
+    if (!last_choice_.first_shift) return std::nullopt;
     for (std::size_t d = 0; d < digits.size(); ++d)
-      if (digits[d].shift == *last_choice_.first_bucket_shift) return d;
+      if (digits[d].shift == *last_choice_.first_shift) return d;
     return std::nullopt;
   }
-  // Keys whose every digit varies and spreads, as uniform keys do.
+  // Keys whose every digit varies and spreads, as uniform keys do: the first of their bucket
+  // passes, or of the usual passes.
   const std::vector<std::vector<std::uint64_t>> spread_digits(
       digits.size(), std::vector<std::uint64_t>(radix_, 1));
   const std::size_t top = bucket_passes(spread_digits, n, bucket_target(rank_shape_.bucket_limit));
-  if (top == 0) return std::nullopt;
-  return digits.size() - top;
+  return top > 0 ? digits.size() - top : 0;
 }
 
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
@@ -101,10 +101,9 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const bool fill_counters = begin_sort();
   const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
                                          fill_counters, EventFor::read_back);
-  // The device runs the first bucket pass the last sort of this size chose (or that uniform
-  // keys would) while the host reads the digit counts, which it would otherwise wait for idle.
-  // The pass writes only scratch: where the counts choose another, its output is dropped.
-  const std::optional<std::size_t> guessed = guess_first_bucket_digit(digits, n);
+  // The device runs a guess at the first pass while the host reads the digit counts, which it
+  // would otherwise wait for idle. The pass writes only scratch: a wrong guess is dropped.
+  const std::optional<std::size_t> guessed = guess_first_pass(digits, n);
   if (guessed)
     enqueue_pass(chain, scratch, data, scratch.data, n, spec, *guessed, 0, digits[*guessed],
                  EventFor::nothing);
@@ -114,36 +113,53 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   std::vector<std::vector<std::uint64_t>> counts;
   for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
   const std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
-  const std::vector<std::size_t> bucket_digits(varying.end() - top, varying.end());
-  last_choice_ = {
-      floor_log2(n),
-      top == 0 ? std::nullopt : std::optional<unsigned>(digits[bucket_digits.front()].shift)};
-  guess_held_ = guessed && top > 0 && *guessed == bucket_digits.front();
-  // Launches alternate between two status regions, so the passes after a dropped guess count
-  // it as their first.
-  const std::size_t first_run = guessed && !guess_held_ ? 1 : 0;
-  if (top == 0) {
-    if (!varying.empty())
-      enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, nullptr,
-                     first_run);
-    end_sort();
-    return;
-  }
+  const std::vector<std::size_t> first_passes =
+      top > 0 ? std::vector<std::size_t>(varying.end() - top, varying.end()) : varying;
+  last_choice_ = {floor_log2(n), first_passes.empty()
+                                     ? std::nullopt
+                                     : std::optional(digits[first_passes.front()].shift)};
+  guess_held_ = guessed && !first_passes.empty() && *guessed == first_passes.front();
+  const Passes passes{digits, counted, guessed && !guess_held_ ? 1u : 0u};
+  if (top == 0)
+    enqueue_usual_passes(chain, scratch, data, n, spec, passes, varying);
+  else
+    enqueue_bucket_sort(chain, scratch, data, n, spec, passes, varying, first_passes);
+  end_sort();
+}
+
+void HybridPlan::enqueue_usual_passes(CommandChain& chain, const Scratch& scratch,
+                                      const PassData& data, std::uint64_t n, const SortSpec& spec,
+                                      const Passes& passes,
+                                      const std::vector<std::size_t>& varying) {
+  if (guess_held_)
+    enqueue_passes(chain, scratch, data, n, spec, passes.digits,
+                   {varying.begin() + 1, varying.end()}, passes.counted, false, &scratch.data, 1);
+  else if (!varying.empty())
+    enqueue_passes(chain, scratch, data, n, spec, passes.digits, varying, passes.counted, false,
+                   nullptr, passes.first_run);
+}
+
+void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch,
+                                     const PassData& data, std::uint64_t n, const SortSpec& spec,
+                                     const Passes& passes, const std::vector<std::size_t>& varying,
+                                     const std::vector<std::size_t>& bucket_digits) {
+  const std::size_t top = bucket_digits.size();
   bucket_passes_run_ = top;
   const PassData* from = guess_held_ ? &scratch.data : &data;
   const PassData* to = guess_held_ ? &data : &scratch.data;
   for (std::size_t run = guess_held_ ? 1 : 0; run < top; ++run) {
-    enqueue_pass(chain, scratch, *from, *to, n, spec, bucket_digits[run], first_run + run,
-                 digits[bucket_digits[run]], EventFor::nothing);
+    const std::size_t pass = bucket_digits[run];
+    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, passes.first_run + run,
+                 passes.digits[pass], EventFor::nothing);
     std::swap(from, to);
   }
   // An overflowing segment leaves `from` holding every key in bucket order, each equal key
   // still after those before it in the input: the usual passes over it sort stably.
-  fell_back_ = sort_segments(chain, *from, data, n, spec, digits[bucket_digits.front()].shift);
+  fell_back_ =
+      sort_segments(chain, *from, data, n, spec, passes.digits[bucket_digits.front()].shift);
   if (fell_back_)
-    enqueue_passes(chain, scratch, data, n, spec, digits, varying, counted, false, from,
-                   first_run + top);
-  end_sort();
+    enqueue_passes(chain, scratch, data, n, spec, passes.digits, varying, passes.counted, false,
+                   from, passes.first_run + top);
 }
 
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,

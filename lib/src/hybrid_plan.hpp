@@ -44,7 +44,7 @@ class HybridPlan : public OnesweepPlan {
   /// segment kernel's tile holding unequal keys); for tests and diagnostics.
   std::size_t last_bucket_passes() const { return bucket_passes_run_; }
   bool last_sort_fell_back() const { return fell_back_; }
-  /// Whether the last sort's first bucket pass was the one run while the digit counts were read.
+  /// Whether the last sort's first pass was the one run while the digit counts were read.
   bool last_guess_held() const { return guess_held_; }
 
  private:
@@ -54,17 +54,38 @@ class HybridPlan : public OnesweepPlan {
   bool sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
                      std::uint64_t n, const SortSpec& spec, unsigned bucket_shift);
 
-  /// The first bucket pass to run before the digit counts arrive (an index into `digits`):
-  /// the last choice for n of the same power of two, else the one uniform keys would take;
-  /// none where that is the usual passes.
-  std::optional<std::size_t> guess_first_bucket_digit(const std::vector<PassDigit>& digits,
-                                                      std::uint64_t n) const;
+  /// The pass to run while the digit counts are read (an index into `digits`): the first pass
+  /// the last sort of a size of n's power of two ran, else the one uniform keys would run
+  /// first (their first bucket pass, or the lowest digit's); none after a sort of constant keys.
+  std::optional<std::size_t> guess_first_pass(const std::vector<PassDigit>& digits,
+                                              std::uint64_t n) const;
 
-  /// The last sort's choice: its size's power of two and its first bucket pass's digit shift
-  /// (none: the usual passes).
+  /// What a sort's passes share: its digits, the event of their counts, and the launch index of
+  /// its first pass after the guess (1 where a dropped guess took launch 0: launches alternate
+  /// between two look-back status regions).
+  struct Passes {
+    const std::vector<PassDigit>& digits;
+    const cl::Event& counted;
+    std::size_t first_run;
+  };
+
+  /// The usual passes over every varying digit, after a guess held or dropped.
+  void enqueue_usual_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
+                            std::uint64_t n, const SortSpec& spec, const Passes& passes,
+                            const std::vector<std::size_t>& varying);
+
+  /// The passes over `bucket_digits` (the top varying digits, least significant first), then
+  /// the segment step, and the usual passes over `varying` where a segment overflows.
+  void enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch, const PassData& data,
+                           std::uint64_t n, const SortSpec& spec, const Passes& passes,
+                           const std::vector<std::size_t>& varying,
+                           const std::vector<std::size_t>& bucket_digits);
+
+  /// The last sort's choice: its size's power of two and its first pass's digit shift (none:
+  /// its keys were all equal).
   struct Choice {
     unsigned n_log2 = 64;  // no sort yet
-    std::optional<unsigned> first_bucket_shift;
+    std::optional<unsigned> first_shift;
   };
 
   SegmentRankShape rank_shape_;
