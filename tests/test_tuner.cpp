@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_class_replays_known_results_after_its_deadline) {
   tune::Bench bench(test_device());
   const auto spent = std::chrono::steady_clock::now();
   tune::tune_class(bench, space, task, tune::TuningSettings{}, spent, log,
-                   [](const tune::ClassTask&, const Params&, std::uint64_t) {});
+                   [](const tune::ClassTask&, const Params&, const tune::Problem&) {});
   const auto rounds = rematches(results_path, fallback);
   const auto found = rounds.find(task.id());
   BOOST_REQUIRE(found != rounds.end());
@@ -258,15 +258,62 @@ BOOST_AUTO_TEST_CASE(quick_classes_are_screened_at_their_own_size) {
       std::remove(results_path.c_str());
       tune::ResultsLog log(results_path, kernel_templates_hash());
       std::set<std::uint64_t> sizes;
-      tune::tune_class(
-          bench, space, task, settings, std::chrono::steady_clock::now() + std::chrono::minutes(5),
-          log, [&](const tune::ClassTask&, const Params&, std::uint64_t n) { sizes.insert(n); });
+      tune::tune_class(bench, space, task, settings,
+                       std::chrono::steady_clock::now() + std::chrono::minutes(5), log,
+                       [&](const tune::ClassTask&, const Params&, const tune::Problem& problem) {
+                         sizes.insert(problem.n);
+                       });
       const std::set<std::uint64_t> expected =
           quick_ms > 0 ? std::set<std::uint64_t>{task.confirm_n}
                        : std::set<std::uint64_t>{task.screen_n, task.confirm_n};
       BOOST_TEST((sizes == expected));
     }
   }
+}
+
+// With several distributions asked, every candidate is timed (and checked) on each, logged
+// under the class and the distribution, and ranked by its mean time: a class keeps the set
+// that the measurements in its results file make fastest on average.
+BOOST_AUTO_TEST_CASE(a_class_is_timed_on_every_distribution_asked) {
+  tune::ClassTask task;
+  task.problem.key_bits = 32;
+  task.confirm_n = 1 << 14;
+  task.screen_n = 1 << 10;
+  tune::TuningSettings settings;
+  settings.distributions = {"uniform", "sorted"};
+  const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(tiny_space));
+  tune::Bench bench(test_device(), 4);
+  const std::string results_path = path("distributions.results.jsonl");
+  std::remove(results_path.c_str());
+  tune::ResultsLog log(results_path, kernel_templates_hash());
+  std::map<std::string, std::set<std::string>> measured;  // params (JSON) -> distributions
+  const TunedClass tuned = tune::tune_class(
+      bench, space, task, settings, std::chrono::steady_clock::now() + std::chrono::minutes(5), log,
+      [&](const tune::ClassTask&, const Params& params, const tune::Problem& problem) {
+        measured[nlohmann::json(params).dump()].insert(problem.distribution);
+      });
+  BOOST_TEST_REQUIRE(measured.size() >= 2u);
+  for (const auto& [params, distributions] : measured)
+    BOOST_TEST((distributions == std::set<std::string>{"uniform", "sorted"}), params);
+  // Each (params, n) has a uniform and a sorted row, under the class and the class:sorted.
+  std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>> ms;
+  std::ifstream results(results_path);
+  for (std::string line; std::getline(results, line);) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    BOOST_TEST(m.at("status") == "ok", line);
+    if (m.contains("rematch")) continue;
+    ms[{m.at("params").dump(), m.at("n").get<std::uint64_t>()}][m.at("class")] =
+        m.at("milliseconds").get<double>();
+  }
+  const std::string uniform_id = task.id(), sorted_id = task.id() + ":sorted";
+  for (const auto& [candidate, by_class] : ms)
+    BOOST_TEST(by_class.size() == 2u, candidate.first << " at " << candidate.second);
+  if (tuned.params == built_in_default_at(task.confirm_n)) return;  // no rematch: nothing to rank
+  const auto mean_ms = [&](const Params& p) {
+    const auto& by_class = ms.at({nlohmann::json(p).dump(), task.confirm_n});
+    return (by_class.at(uniform_id) + by_class.at(sorted_id)) / 2;
+  };
+  BOOST_TEST(mean_ms(tuned.params) < mean_ms(built_in_default_at(task.confirm_n)));
 }
 
 // Onesweep has no scan kernels: sets that differ only in the scan fields are one candidate,
@@ -640,6 +687,10 @@ BOOST_AUTO_TEST_CASE(bad_settings_are_named) {
   r = tune("--min-gain 60");
   BOOST_TEST(r.exit_code == 2);
   BOOST_TEST(has(r, "--min-gain"));
+  r = tune("--distributions uniform,zipf");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(has(r, "--distributions"));
+  BOOST_TEST(has(r, "zipf"));
   r = tune("--classes 24:0");
   BOOST_TEST(has(r, "key width 24 is not 8, 16, 32 or 64"));
 }

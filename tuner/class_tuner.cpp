@@ -35,40 +35,40 @@ class Search {
          const MeasurementHook& hook)
       : bench_(bench), task_(task), settings_(settings), log_(log), hook_(hook) {}
 
-  // Gkeys/s of `params` at n keys; 0 for a failed or hopelessly slow candidate. The first
-  // measurement at each size (the default's) sets the limit for the others: a warm-up run over
-  // `slowdown_limit` times the default's time is not worth timing further.
+  // Gkeys/s of `params` at n keys by its mean time over the distributions; 0 for a failed or
+  // hopelessly slow candidate.
   double measure(const Params& params, std::uint64_t n) {
-    std::optional<Measurement> m = log_.find(task_.id(), params, n);
-    const auto reference = reference_ms_.find(n);
-    if (!m) {
-      hook_(task_, params, n);
-      const double give_up = reference == reference_ms_.end()
-                                 ? std::numeric_limits<double>::infinity()
-                                 : reference->second * settings_.slowdown_limit;
-      m = bench_.measure(params, {task_.timed_type(), task_.problem.value_bytes, n},
-                         settings_.repeats, settings_.warmup, give_up);
-      log_.add(task_.id(), params, *m);
+    double total_ms = 0;
+    for (const std::string& distribution : settings_.distributions) {
+      const double ms = measure_on(params, n, distribution);
+      if (ms <= 0) return 0;
+      total_ms += ms;
     }
-    if (m->status != "ok") return 0;
-    reference_ms_.try_emplace(n, m->milliseconds);
-    return m->gkeys_per_s();
+    return 1e-6 * static_cast<double>(n) / (total_ms / settings_.distributions.size());
   }
 
-  // Whether the log already holds a measurement of `params` at n keys (measure() costs nothing).
+  // Whether the log already holds measurements of `params` at n keys (measure() costs nothing).
   bool known(const Params& params, std::uint64_t n) const {
-    return log_.find(task_.id(), params, n).has_value();
+    return std::all_of(settings_.distributions.begin(), settings_.distributions.end(),
+                       [&](const std::string& distribution) {
+                         return log_.find(task_.results_id(distribution), params, n).has_value();
+                       });
   }
 
-  // A fresh measurement for round `round` of a rematch (never one from the log): its time in
-  // ms, 0 if it failed.
+  // A fresh measurement for round `round` of a rematch (never one from the log): the mean time
+  // over the distributions in ms, 0 if one failed.
   double measure_again(const Params& params, std::uint64_t n, int round) {
-    hook_(task_, params, n);
-    const Measurement m = bench_.measure(params, {task_.timed_type(), task_.problem.value_bytes, n},
-                                         settings_.repeats, settings_.warmup,
-                                         std::numeric_limits<double>::infinity());
-    log_.add_rematch(task_.id(), params, m, round);
-    return m.status == "ok" ? m.milliseconds : 0;
+    double total_ms = 0;
+    for (const std::string& distribution : settings_.distributions) {
+      const Problem problem = problem_at(n, distribution);
+      hook_(task_, params, problem);
+      const Measurement m = bench_.measure(params, problem, settings_.repeats, settings_.warmup,
+                                           std::numeric_limits<double>::infinity());
+      log_.add_rematch(task_.results_id(distribution), params, m, round);
+      if (m.status != "ok") return 0;
+      total_ms += m.milliseconds;
+    }
+    return total_ms / settings_.distributions.size();
   }
 
  private:
@@ -77,7 +77,33 @@ class Search {
   const TuningSettings& settings_;
   ResultsLog& log_;
   const MeasurementHook& hook_;
-  std::map<std::uint64_t, double> reference_ms_;
+  std::map<std::pair<std::uint64_t, std::string>, double> reference_ms_;
+
+  Problem problem_at(std::uint64_t n, const std::string& distribution) const {
+    return {task_.timed_type(), task_.problem.value_bytes, n, distribution};
+  }
+
+  // The time of `params` at n keys of `distribution` in ms (from the log where it is there); 0
+  // for a failed candidate. The first measurement of each (the default's) sets the limit for
+  // the others: a warm-up run over `slowdown_limit` times the default's time is not worth
+  // timing further.
+  double measure_on(const Params& params, std::uint64_t n, const std::string& distribution) {
+    const std::string id = task_.results_id(distribution);
+    std::optional<Measurement> m = log_.find(id, params, n);
+    const auto reference = reference_ms_.find({n, distribution});
+    if (!m) {
+      const Problem problem = problem_at(n, distribution);
+      hook_(task_, params, problem);
+      const double give_up = reference == reference_ms_.end()
+                                 ? std::numeric_limits<double>::infinity()
+                                 : reference->second * settings_.slowdown_limit;
+      m = bench_.measure(params, problem, settings_.repeats, settings_.warmup, give_up);
+      log_.add(id, params, *m);
+    }
+    if (m->status != "ok") return 0;
+    reference_ms_.try_emplace({n, distribution}, m->milliseconds);
+    return m->milliseconds;
+  }
 };
 
 // Keys per screening run: the class's own size where the default sorts it quickly. Screened on
@@ -130,6 +156,10 @@ std::string keys_name(const ProblemClass& problem) {
 std::string ClassTask::id() const {
   return keys_token(problem) + ":" + std::to_string(problem.value_bytes) + ":" +
          std::to_string(confirm_n);
+}
+
+std::string ClassTask::results_id(const std::string& distribution) const {
+  return distribution == "uniform" ? id() : id() + ":" + distribution;
 }
 
 KeyType ClassTask::timed_type() const {

@@ -24,6 +24,9 @@ struct ClassTask {
   /// profile, what that profile gives the type now (the class exists to do better than that).
   std::optional<Params> incumbent;
   std::string id() const;  ///< "32:4:1048576" (key bits or type, value bytes, confirm size)
+  /// The results file's class of a measurement on `distribution`: id() for uniform keys, else
+  /// id() and the distribution ("64:4:67108864:sorted").
+  std::string results_id(const std::string& distribution) const;
   /// The key type timed: the class's own, else the unsigned type of its width.
   KeyType timed_type() const;
 };
@@ -43,10 +46,13 @@ struct TuningSettings {
   int rematch_rounds = 3;     ///< alternating rounds a winner must win against the default
   double slowdown_limit = 4;  ///< stop timing a candidate this many times slower than the default
   std::chrono::seconds hang_limit{60};  ///< one measurement longer than this is a hang
+  /// The key distributions each candidate is timed on; its time is the mean over them. Uniform
+  /// keys alone favour sets whose other distributions take more passes (6-bit hybrid digits).
+  std::vector<std::string> distributions{"uniform"};
 };
 
-/// Called before each measurement (for progress and the watchdog).
-using MeasurementHook = std::function<void(const ClassTask&, const Params&, std::uint64_t n)>;
+/// Called before each measurement (for progress and the watchdog) with the problem it times.
+using MeasurementHook = std::function<void(const ClassTask&, const Params&, const Problem&)>;
 
 /// Tunes `task` until `deadline` (screening stops earlier to leave time to confirm). Every
 /// measurement goes to `log`; ones already there are reused.

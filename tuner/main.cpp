@@ -21,6 +21,7 @@
 
 #include <clsort/clsort.hpp>
 
+#include "bench_inputs.hpp"
 #include "class_tuner.hpp"
 #include "profile_merge.hpp"
 
@@ -43,6 +44,7 @@ struct Options {
   std::string range = ":";
   std::string results;
   int repeats = 5;
+  std::vector<std::string> distributions{"uniform"};
   double min_gain_percent = 3;
   bool fresh = false;
   bool quiet = false;
@@ -255,9 +257,11 @@ int run(const Options& o) {
   TuningSettings settings;
   settings.repeats = std::max(o.repeats, 5);
   settings.prefer_simpler_within = o.min_gain_percent / 100;
+  settings.distributions = o.distributions;
   ResultsLog log(results, kernel_templates_hash());
   Watchdog watchdog(settings.hang_limit, log);
-  Bench bench(device.device);
+  // Each class's screening and confirming sizes on every distribution: none made twice.
+  Bench bench(device.device, 2 * o.distributions.size());
   const bool show = !o.quiet && ::isatty(STDERR_FILENO);
   std::cerr << "clsort-tune: " << identity.name << " (" << identity.platform << "), "
             << tasks.size() << " classes, budget " << o.budget << "; results in " << results
@@ -279,11 +283,11 @@ int run(const Options& o) {
                                     static_cast<long>(tasks.size() - i);
     tuned.push_back(tune_class(
         bench, space, tasks[i], settings, deadline, log,
-        [&](const ClassTask& task, const Params& params, std::uint64_t n) {
+        [&](const ClassTask& task, const Params& params, const Problem& problem) {
           // The host's reference sort is not the device's work: at 2^28 keys it alone ran
           // past the hang limit, so it is done before the watchdog is armed.
-          bench.prepare_input({task.timed_type(), task.problem.value_bytes, n});
-          watchdog.arm(task.id(), params, n);
+          bench.prepare_input(problem);
+          watchdog.arm(task.results_id(problem.distribution), params, problem.n);
           ++measured;
           if (!show) return;
           const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -306,6 +310,7 @@ int run(const Options& o) {
                     {"classes", o.classes},
                     {"sizes", o.sizes},
                     {"repeats", settings.repeats},
+                    {"distributions", o.distributions},
                     {"warmup", settings.warmup},
                     {"min_gain_percent", o.min_gain_percent},
                     {"seconds", seconds},
@@ -350,6 +355,11 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", o.repeats,
                  "Timed runs per measurement, median taken (at least 5; more while they add up to "
                  "under 2 ms, up to 100)");
+  app.add_option("--distributions", o.distributions,
+                 "Key distributions each candidate is timed on, its time the mean over them: "
+                 "uniform (the default), low16, few, sorted, tiles (as clsort-bench makes them)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(clsort::bench::distributions()));
   app.add_option("--min-gain", o.min_gain_percent,
                  "Percent by which a set must beat the default (and a more different set the "
                  "best) in paired runs to be kept (default 3; lower on a device whose runs "

@@ -1,10 +1,9 @@
-// Candidate measurement: random keys and index values, a host reference, event-bracketed runs.
+// Candidate measurement: keys of a distribution and index values, a host reference, timed runs.
 #include "measurement.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
-#include <random>
 #include <thread>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include <clsort/key_order.hpp>
 #include <clsort/sorter.hpp>
 
+#include "bench_inputs.hpp"
 #include "opencl_timing.hpp"
 
 namespace clsort::tune {
@@ -58,17 +58,12 @@ void parallel_sort(std::vector<Ranked>& items) {
   }
 }
 
-// Random keys; values (when asked) carry each key's index in their first bytes, so a wrong
-// permutation or an unstable one shows.
+// Keys of the problem's distribution, as clsort-bench makes them; values (when asked) carry each
+// key's index in their first bytes, so a wrong permutation or an unstable one shows.
 Bench::Input make_input(const Problem& problem) {
   Bench::Input input;
   const std::size_t key = key_size(problem.key_type), n = problem.n;
-  input.keys.resize(n * key);
-  std::mt19937_64 random(n * 31 + key);
-  for (std::size_t i = 0; i < input.keys.size(); i += 8) {
-    const std::uint64_t bits = random();
-    std::memcpy(&input.keys[i], &bits, std::min<std::size_t>(8, input.keys.size() - i));
-  }
+  input.keys = bench::make_key_bytes(problem.distribution, n, key, n * 31 + key);
   input.values.resize(n * problem.value_bytes);
   for (std::size_t i = 0; i < n && problem.value_bytes; ++i)
     std::memcpy(&input.values[i * problem.value_bytes], &i,
@@ -97,7 +92,8 @@ Bench::Input make_input(const Problem& problem) {
 
 }  // namespace
 
-Bench::Bench(cl::Device device) : device_(std::move(device)) {
+Bench::Bench(cl::Device device, std::size_t kept_inputs)
+    : device_(std::move(device)), kept_inputs_(std::max<std::size_t>(kept_inputs, 1)) {
   recreate();
 }
 
@@ -112,7 +108,7 @@ const Bench::Input& Bench::input_for(const Problem& problem) {
   if (kept != inputs_.end()) {
     std::rotate(inputs_.begin(), kept, kept + 1);
   } else {
-    if (inputs_.size() == 2) inputs_.pop_back();  // before making the next: memory
+    if (inputs_.size() == kept_inputs_) inputs_.pop_back();  // before making the next: memory
     inputs_.emplace_front(problem, std::make_shared<Input>(make_input(problem)));
   }
   return *inputs_.front().second;

@@ -15,13 +15,16 @@
 
 namespace clsort::tune {
 
-/// A problem to time: keys of `key_type`, values of `value_bytes` (0: none), n keys.
+/// A problem to time: keys of `key_type`, values of `value_bytes` (0: none), n keys drawn from
+/// `distribution` (one of clsort-bench's: uniform, low16, few, sorted, tiles).
 struct Problem {
   KeyType key_type = KeyType::u32;
   std::size_t value_bytes = 0;
   std::uint64_t n = 0;
+  std::string distribution = "uniform";
   bool operator==(const Problem& other) const {
-    return key_type == other.key_type && value_bytes == other.value_bytes && n == other.n;
+    return key_type == other.key_type && value_bytes == other.value_bytes && n == other.n &&
+           distribution == other.distribution;
   }
 };
 
@@ -46,18 +49,20 @@ bool wants_another_run(int timed_runs, double timed_ms, int repeats);
 /// an error does not spoil later measurements.
 class Bench {
  public:
-  struct Input;  ///< random keys and values with their reference result
-  explicit Bench(cl::Device device);
-  /// Sorts random input with `params` `warmup` times, then as wants_another_run() says, and
+  struct Input;  ///< keys and values with their reference result
+  /// `kept_inputs`: how many problems' inputs stay made (see prepare_input).
+  explicit Bench(cl::Device device, std::size_t kept_inputs = 2);
+  /// Sorts the problem's input with `params` `warmup` times, then as wants_another_run() says, and
   /// returns the median time of the timed runs. The result is checked bit for bit, values included,
   /// against the stable order computed on the host ((ordered key, index) pairs sorted on all its
   /// cores). A first warm-up run longer than `give_up_ms` (after an untimed sort of a few keys, see
   /// prime) ends the measurement as "slow".
   Measurement measure(const Params& params, const Problem& problem, int repeats, int warmup,
                       double give_up_ms);
-  /// Makes the random input and its reference result for `problem` now (host work, kept for
-  /// the next measurements of the same problem, and of the one before it: a class screened on
-  /// fewer keys goes back to its own size to confirm); measure() does it when not done before.
+  /// Makes the input and its reference result for `problem` now (host work, kept for the next
+  /// measurements of the same problem and of the kept_inputs - 1 before it: a class screened on
+  /// fewer keys goes back to its own size to confirm, and each size is timed on every
+  /// distribution asked); measure() does it when not done before.
   void prepare_input(const Problem& problem) { input_for(problem); }
   const cl::Device& device() const { return device_; }
 
@@ -69,8 +74,9 @@ class Bench {
   cl::Device device_;
   cl::Context context_;
   cl::CommandQueue queue_;
-  // The last two problems' inputs and reference results, the latest first.
+  // The last kept_inputs_ problems' inputs and reference results, the latest first.
   std::deque<std::pair<Problem, std::shared_ptr<Input>>> inputs_;
+  std::size_t kept_inputs_;
 };
 
 }  // namespace clsort::tune
