@@ -242,7 +242,7 @@ def sort_pairs_(keys, values, *, descending=False):
 
 
 def tune(device="", *, budget="10m", classes=None, sizes=None, output=None, space=None,
-         into=None, key_range=None):
+         into=None, key_range=None, distributions=None):
     """Runs clsort-tune on a device and returns the path of the profile it wrote.
 
     budget: "90s", "10m", "1h"; classes: e.g. "32:0,64:4" (key bits:value bytes; default all),
@@ -250,13 +250,18 @@ def tune(device="", *, budget="10m", classes=None, sizes=None, output=None, spac
     sizes: log2 sizes of the classes, e.g. "12,16,20,24"; output: the profile's path (default the
     user profile folder, where sorts on that device then find it); space: a search space file.
     into: an existing profile of the device to retune in place instead, over the key counts
-    key_range ("MIN:MAX", either side may be empty; default all). Raises clsort.Error with the
-    tuner's message if it fails.
+    key_range ("MIN:MAX", either side may be empty; default all). distributions: the key
+    distributions each candidate is timed on, ranked by its mean time, e.g. "uniform,sorted" or
+    ["uniform", "few"] (uniform, low16, few, sorted, tiles; default uniform). Raises clsort.Error
+    with the tuner's message if it fails.
     """
     command = [_os.path.join(_os.path.dirname(__file__), "bin", "clsort-tune"), "--device",
                device, "--budget", budget, "--quiet"]
+    if distributions is not None and not isinstance(distributions, str):
+        distributions = ",".join(distributions)
     for flag, value in (("--classes", classes), ("--sizes", sizes), ("--output", output),
-                        ("--space", space), ("--into", into), ("--range", key_range)):
+                        ("--space", space), ("--into", into), ("--range", key_range),
+                        ("--distributions", distributions)):
         if value is not None:
             command += [flag, str(value)]
     run = _subprocess.run(command, capture_output=True, text=True)

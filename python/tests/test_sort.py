@@ -231,6 +231,11 @@ def test_tune_writes_a_profile_that_loads(tmp_path):
     assert '"classes"' in open(path).read()
     with pytest.raises(clsort.Error, match="budget"):
         clsort.tune(budget="soon", output=str(tmp_path / "q.json"))
+    mixed = clsort.tune(classes="32:0", sizes="10", budget="3s", output=str(tmp_path / "m.json"),
+                        distributions=["uniform", "sorted"])
+    assert json.load(open(mixed))["tuning"]["distributions"] == ["uniform", "sorted"]
+    with pytest.raises(clsort.Error, match="zipf"):
+        clsort.tune(budget="3s", output=str(tmp_path / "z.json"), distributions="uniform,zipf")
     merged = clsort.tune(classes="32:0", sizes="10,14", budget="3s", into=path,
                          key_range="4096:")
     assert merged == path
