@@ -271,9 +271,9 @@ BOOST_AUTO_TEST_CASE(quick_classes_are_screened_at_their_own_size) {
   }
 }
 
-// With several distributions asked, every candidate is timed (and checked) on each, logged
-// under the class and the distribution, and ranked by its mean time: a class keeps the set
-// that the measurements in its results file make fastest on average.
+// With several distributions asked, every candidate is timed (and checked) on each in turn, up
+// to one that fails or is hopelessly slow, logged under the class and the distribution, and
+// ranked by its mean time: a winner other than the default is faster on average.
 BOOST_AUTO_TEST_CASE(a_class_is_timed_on_every_distribution_asked) {
   tune::ClassTask task;
   task.problem.key_bits = 32;
@@ -286,34 +286,41 @@ BOOST_AUTO_TEST_CASE(a_class_is_timed_on_every_distribution_asked) {
   const std::string results_path = path("distributions.results.jsonl");
   std::remove(results_path.c_str());
   tune::ResultsLog log(results_path, kernel_templates_hash());
-  std::map<std::string, std::set<std::string>> measured;  // params (JSON) -> distributions
+  std::set<std::string> asked;
   const TunedClass tuned = tune::tune_class(
       bench, space, task, settings, std::chrono::steady_clock::now() + std::chrono::minutes(5), log,
-      [&](const tune::ClassTask&, const Params& params, const tune::Problem& problem) {
-        measured[nlohmann::json(params).dump()].insert(problem.distribution);
+      [&](const tune::ClassTask&, const Params&, const tune::Problem& problem) {
+        asked.insert(problem.distribution);
       });
-  BOOST_TEST_REQUIRE(measured.size() >= 2u);
-  for (const auto& [params, distributions] : measured)
-    BOOST_TEST((distributions == std::set<std::string>{"uniform", "sorted"}), params);
-  // Each (params, n) has a uniform and a sorted row, under the class and the class:sorted.
-  std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>> ms;
+  BOOST_TEST((asked == std::set<std::string>{"uniform", "sorted"}));
+  // Each candidate's rows by size and results class ("32:0:16384", "32:0:16384:sorted").
+  struct Row {
+    std::string status;
+    double ms = 0;
+  };
+  std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, Row>> rows;
   std::ifstream results(results_path);
   for (std::string line; std::getline(results, line);) {
     const nlohmann::json m = nlohmann::json::parse(line);
-    BOOST_TEST(m.at("status") == "ok", line);
     if (m.contains("rematch")) continue;
-    ms[{m.at("params").dump(), m.at("n").get<std::uint64_t>()}][m.at("class")] =
-        m.at("milliseconds").get<double>();
+    rows[{m.at("params").dump(), m.at("n").get<std::uint64_t>()}][m.at("class")] = {
+        m.at("status"), m.at("milliseconds").get<double>()};
   }
+  // Sorted keys follow uniform ones unless the uniform run already failed or was hopelessly slow.
   const std::string uniform_id = task.id(), sorted_id = task.id() + ":sorted";
-  for (const auto& [candidate, by_class] : ms)
-    BOOST_TEST(by_class.size() == 2u, candidate.first << " at " << candidate.second);
-  if (tuned.params == built_in_default_at(task.confirm_n)) return;  // no rematch: nothing to rank
+  for (const auto& [candidate, by_class] : rows) {
+    const bool timed = by_class.count(uniform_id) && by_class.at(uniform_id).status == "ok";
+    BOOST_TEST(by_class.count(sorted_id) == (timed ? 1u : 0u),
+               candidate.first << " at " << candidate.second);
+  }
+  const Params fallback = built_in_default_at(task.confirm_n);
   const auto mean_ms = [&](const Params& p) {
-    const auto& by_class = ms.at({nlohmann::json(p).dump(), task.confirm_n});
-    return (by_class.at(uniform_id) + by_class.at(sorted_id)) / 2;
+    const auto& by_class = rows.at({nlohmann::json(p).dump(), task.confirm_n});
+    return (by_class.at(uniform_id).ms + by_class.at(sorted_id).ms) / 2;
   };
-  BOOST_TEST(mean_ms(tuned.params) < mean_ms(built_in_default_at(task.confirm_n)));
+  BOOST_TEST(mean_ms(fallback) > 0);
+  // A winner other than the default was confirmed faster on the mean of both.
+  if (!(tuned.params == fallback)) BOOST_TEST(mean_ms(tuned.params) < mean_ms(fallback));
 }
 
 // Onesweep has no scan kernels: sets that differ only in the scan fields are one candidate,
