@@ -34,6 +34,11 @@ std::vector<std::uint64_t> scattered(std::uint64_t n, std::size_t present) {
   return counts;
 }
 
+// Four passes with the same digit counts.
+std::vector<std::vector<std::uint64_t>> four_passes(const std::vector<std::uint64_t>& counts) {
+  return std::vector<std::vector<std::uint64_t>>(4, counts);
+}
+
 // Hybrid sets the test device can run: bitmask ranking everywhere, warp_match where it exists.
 std::vector<Params> hybrid_variants() {
   return runnable_on_test_device({shaped_params(Algorithm::hybrid, Ranking::bitmask, 64, 4),
@@ -99,13 +104,9 @@ BOOST_AUTO_TEST_CASE(bucket_passes_follow_the_digits_present) {
   using detail::HybridPlan;
   const std::uint64_t target = 16;  // keys a bucket on average
   // 2^20 uniform keys over 4 passes: one top pass leaves 4,096 a bucket, two leave 16.
-  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 256), spread(1 << 20, 256),
-                                        spread(1 << 20, 256), spread(1 << 20, 256)},
-                                       1 << 20, target) == 2u);
+  BOOST_TEST(HybridPlan::bucket_passes(four_passes(spread(1 << 20, 256)), 1 << 20, target) == 2u);
   // 2^22: two leave 64, three 0.25.
-  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 22, 256), spread(1 << 22, 256),
-                                        spread(1 << 22, 256), spread(1 << 22, 256)},
-                                       1 << 22, target) == 3u);
+  BOOST_TEST(HybridPlan::bucket_passes(four_passes(spread(1 << 22, 256)), 1 << 22, target) == 3u);
   // At least one pass is left for the segment step to save.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 12, 256), spread(1 << 12, 256)}, 1 << 12,
                                        target) == 1u);
@@ -113,21 +114,15 @@ BOOST_AUTO_TEST_CASE(bucket_passes_follow_the_digits_present) {
                                        target) == 0u);
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 8, 256)}, 1 << 8, target) == 0u);
   // 7 distinct digits in each pass: three passes make 343 buckets of 3,057 keys on average.
-  BOOST_TEST(HybridPlan::bucket_passes(
-                 {spread(1 << 20, 7), spread(1 << 20, 7), spread(1 << 20, 7), spread(1 << 20, 7)},
-                 1 << 20, target) == 0u);
+  BOOST_TEST(HybridPlan::bucket_passes(four_passes(spread(1 << 20, 7)), 1 << 20, target) == 0u);
   // 16 digits scattered over each pass: two passes would make 256 buckets of 16 keys, but
   // keys with thinly scattered digits are likely few distinct keys, whose buckets are far fewer.
-  BOOST_TEST(HybridPlan::bucket_passes({scattered(1 << 12, 16), scattered(1 << 12, 16),
-                                        scattered(1 << 12, 16), scattered(1 << 12, 16)},
-                                       1 << 12, target) == 0u);
+  BOOST_TEST(HybridPlan::bucket_passes(four_passes(scattered(1 << 12, 16)), 1 << 12, target) == 0u);
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 256), spread(1 << 20, 256),
                                         scattered(1 << 20, 16), spread(1 << 20, 256)},
                                        1 << 20, target) == 0u);
   // 16 digits filling a narrow range (a tile number's top bits) divide buckets as any do.
-  BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 12, 16), spread(1 << 12, 16),
-                                        spread(1 << 12, 16), spread(1 << 12, 16)},
-                                       1 << 12, target) == 2u);
+  BOOST_TEST(HybridPlan::bucket_passes(four_passes(spread(1 << 12, 16)), 1 << 12, target) == 2u);
   // Counted from the top: only the top passes' digits matter.
   BOOST_TEST(HybridPlan::bucket_passes({spread(1 << 20, 2), spread(1 << 20, 2),
                                         spread(1 << 20, 256), spread(1 << 20, 256)},
