@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -319,6 +320,61 @@ BOOST_AUTO_TEST_CASE(the_first_pass_is_guessed_and_dropped_when_wrong) {
         BOOST_TEST(plan.last_guess_held() == step.guess_held, step.what);
       }
       BOOST_TEST(plan.last_bucket_passes() > 0u);
+    }
+}
+
+// A hybrid set of narrower digits runs the usual passes, on keys it does not bucket and after
+// an overflowing segment, through an 8-bit onesweep plan (fewer passes); an 8-bit set runs its
+// own. Every sort matches the stable order, descending too.
+BOOST_AUTO_TEST_CASE(narrow_digits_run_the_usual_passes_at_eight_bits) {
+  std::vector<Params> narrow;
+  for (Params p : hybrid_variants()) {
+    p.radix_bits = 6;
+    narrow.push_back(p);
+  }
+  for (const Params& p : runnable_on_test_device(narrow, 8, 4))
+    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      std::set<Distribution> wide;
+      for (Distribution d : all_distributions())
+        for (bool descending : {false, true}) {
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(
+              plan, make_keys<std::uint64_t>(d, 200003, 53), SortOptions{descending}, to_string(d));
+          const bool usual = plan.last_bucket_passes() == 0 && d != Distribution::all_equal;
+          BOOST_TEST(plan.last_sort_ran_wide_passes() == usual, to_string(d));
+          if (usual) wide.insert(d);
+        }
+      BOOST_TEST(wide.count(Distribution::low_bits) == 1u);
+      BOOST_TEST(wide.count(Distribution::few_distinct) == 1u);
+      BOOST_TEST(wide.count(Distribution::uniform) == 0u);
+      // Half the keys in one bucket of their top 16 bits, the three top 6-bit digits, and so
+      // few keys that three bucket passes (2^16 buckets of the others) reach the target: after
+      // an odd number of bucket passes the keys in bucket order lie in scratch.
+      const Params segment = segment_params(p, 8, 4);
+      const std::uint64_t target =
+          detail::HybridPlan::bucket_target(detail::segment_rank_shape(segment).bucket_limit);
+      const std::size_t n = static_cast<std::size_t>((std::uint64_t{1} << 16) * target - 1);
+      const std::uint64_t tile = single_group_capacity(segment);
+      BOOST_TEST_REQUIRE(n / 2 > tile);
+      // Beside it, in the same bucket of the top two digits, a bucket for the segment kernel
+      // (tile / 2 keys), which the rank step leaves alone in the array it writes.
+      std::vector<std::uint64_t> keys = heavy_buckets(n, 2);
+      for (std::size_t i = 1; i < tile; i += 2)
+        keys[i] = (keys[i] & 0xFFFFFFFFFFFFull) | std::uint64_t{0x8081} << 48;
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, "overflowing bucket");
+      BOOST_TEST_REQUIRE(plan.last_bucket_passes() == 3u);
+      BOOST_TEST(plan.last_sort_fell_back());
+      BOOST_TEST(plan.last_sort_ran_wide_passes());
+    }
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(
+          plan, make_keys<std::uint64_t>(Distribution::few_distinct, 200003, 59), {},
+          "few distinct");
+      BOOST_TEST(plan.last_bucket_passes() == 0u);
+      BOOST_TEST(!plan.last_sort_ran_wide_passes());
     }
 }
 

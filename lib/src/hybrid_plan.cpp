@@ -36,7 +36,7 @@ unsigned floor_log2(std::uint64_t n) {
 
 HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
                        const KernelConfig& config, std::uint64_t portion_keys)
-    : OnesweepPlan(context, device, config, portion_keys) {
+    : OnesweepPlan(context, device, config, portion_keys), portion_keys_(portion_keys) {
   const KernelConfig segment = segment_config(device, config);
   rank_shape_ = segment_rank_shape(segment.params);
   const cl::Program program = build_single_group(context, device, segment, /*segments=*/true);
@@ -72,6 +72,29 @@ std::size_t HybridPlan::bucket_passes(
   return 0;
 }
 
+OnesweepPlan* HybridPlan::wide_passes() {
+  if (wide_passes_tried_ || config_.params.radix_bits >= 8) return wide_passes_.get();
+  wide_passes_tried_ = true;
+  KernelConfig wide = config_;
+  wide.params.algorithm = Algorithm::onesweep;
+  wide.params.radix_bits = 8;
+  try {
+    validate_for_device(wide.params, device_, key_size(config_.key_type), config_.value_bytes);
+  } catch (const Error&) {
+    return nullptr;  // the usual passes run at this plan's digits
+  }
+  wide_passes_ = std::make_unique<OnesweepPlan>(context_, device_, wide, portion_keys_);
+  return wide_passes_.get();
+}
+
+void HybridPlan::run_wide_passes(CommandChain& chain, OnesweepPlan& wide, const PassData& source,
+                                 const PassData& data, std::uint64_t n, const SortSpec& spec) {
+  if (&source != &data)
+    copy_pass_data(chain, source, data, n, key_size(config_.key_type), config_.value_bytes);
+  wide.run(chain, data, n, spec);
+  ran_wide_passes_ = true;
+}
+
 std::optional<std::size_t> HybridPlan::guess_first_pass(const std::vector<PassDigit>& digits,
                                                         std::uint64_t n) const {
   if (last_choice_.n_log2 == floor_log2(n)) {
@@ -93,6 +116,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   bucket_passes_run_ = 0;
   fell_back_ = false;
   guess_held_ = false;
+  ran_wide_passes_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
   const std::vector<PassDigit> digits =
@@ -115,12 +139,15 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
   const std::vector<std::size_t> first_passes =
       top > 0 ? std::vector<std::size_t>(varying.end() - top, varying.end()) : varying;
-  last_choice_ = {floor_log2(n), first_passes.empty()
+  OnesweepPlan* wide = top == 0 && !varying.empty() ? wide_passes() : nullptr;
+  last_choice_ = {floor_log2(n), first_passes.empty() || wide
                                      ? std::nullopt
                                      : std::optional(digits[first_passes.front()].shift)};
-  guess_held_ = guessed && !first_passes.empty() && *guessed == first_passes.front();
+  guess_held_ = guessed && !first_passes.empty() && !wide && *guessed == first_passes.front();
   const Passes passes{digits, counted, guessed && !guess_held_ ? 1u : 0u};
-  if (top == 0)
+  if (wide)
+    run_wide_passes(chain, *wide, data, data, n, spec);
+  else if (top == 0)
     enqueue_usual_passes(chain, scratch, data, n, spec, passes, varying);
   else
     enqueue_bucket_sort(chain, scratch, data, n, spec, passes, varying, first_passes);
@@ -157,7 +184,10 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
   // still after those before it in the input: the usual passes over it sort stably.
   fell_back_ =
       sort_segments(chain, *from, data, n, spec, passes.digits[bucket_digits.front()].shift);
-  if (fell_back_)
+  if (!fell_back_) return;
+  if (OnesweepPlan* wide = wide_passes())
+    run_wide_passes(chain, *wide, *from, data, n, spec);
+  else
     enqueue_passes(chain, scratch, data, n, spec, passes.digits, varying, passes.counted, false,
                    from, passes.first_run + top);
 }

@@ -2,6 +2,7 @@
 // segment.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "onesweep_plan.hpp"
@@ -46,6 +47,8 @@ class HybridPlan : public OnesweepPlan {
   bool last_sort_fell_back() const { return fell_back_; }
   /// Whether the last sort's first pass was the one run while the digit counts were read.
   bool last_guess_held() const { return guess_held_; }
+  /// Whether the last sort ran its usual passes through the 8-bit plan (see wide_passes).
+  bool last_sort_ran_wide_passes() const { return ran_wide_passes_; }
 
  private:
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
@@ -53,6 +56,18 @@ class HybridPlan : public OnesweepPlan {
   /// Returns whether a range overflowed (the keys then still need the usual passes).
   bool sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
                      std::uint64_t n, const SortSpec& spec, unsigned bucket_shift);
+
+  /// An onesweep plan of this one's shape at 8-bit digits, built at first use, for sorts that
+  /// run the usual passes where this plan's digits are narrower: 6-bit digits take 11 passes
+  /// over 64-bit keys where 8-bit digits take 8 (H200, u64 + u32 at 2^26: sorted keys 4.35 ms
+  /// at 6 bits, 3.13 at 8). Null where the digits are 8 bits wide already, or where the 8-bit
+  /// set does not fit the device. It holds scratch buffers of its own.
+  OnesweepPlan* wide_passes();
+
+  /// Sorts `source` (data or scratch, every key in it, stably ordered so far) into data by the
+  /// 8-bit plan's passes.
+  void run_wide_passes(CommandChain& chain, OnesweepPlan& wide, const PassData& source,
+                       const PassData& data, std::uint64_t n, const SortSpec& spec);
 
   /// The pass to run while the digit counts are read (an index into `digits`): the first pass
   /// the last sort of a size of n's power of two ran, else the one uniform keys would run
@@ -82,12 +97,16 @@ class HybridPlan : public OnesweepPlan {
                            const std::vector<std::size_t>& bucket_digits);
 
   /// The last sort's choice: its size's power of two and its first pass's digit shift (none:
-  /// its keys were all equal).
+  /// its keys were all equal, or it ran the 8-bit plan's passes, which guess nothing here).
   struct Choice {
     unsigned n_log2 = 64;  // no sort yet
     std::optional<unsigned> first_shift;
   };
 
+  std::uint64_t portion_keys_;
+  std::unique_ptr<OnesweepPlan> wide_passes_;
+  bool wide_passes_tried_ = false;
+  bool ran_wide_passes_ = false;
   SegmentRankShape rank_shape_;
   cl::Kernel rank_kernel_;
   cl::Kernel segment_kernel_;
