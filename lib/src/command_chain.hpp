@@ -10,15 +10,16 @@
 
 namespace clsort::detail {
 
-/// Why a command makes an event: none needed, the host reads back what it wrote, or it may be
-/// the sort's last command (whose event the caller gets, where the caller wants one).
-enum class EventFor { nothing, read_back, sort_end };
+/// Why a command makes an event: none needed, or the host waits for it (it reads back what the
+/// command wrote, or the command ends the sort and the caller gets its event).
+enum class EventFor { nothing, host };
 
 /// Chains the commands of one sort on its queue, each after the previous one. On an in-order
 /// queue the queue does that by itself, so only the first command waits for the caller's
-/// events and a command makes an event only where one is needed: NVIDIA's driver takes about
-/// 2 us longer per launch that returns an event, which is most of a small sort's pass. On an
-/// out-of-order queue every command waits for the previous one's event.
+/// events and a command makes an event only where the host waits for it. The caller's event
+/// comes from a marker after the last command: NVIDIA's driver takes about 2 us longer for a
+/// launch that makes an event, and a marker's costs half of that (H200). On an out-of-order
+/// queue every command waits for the previous one's event.
 class CommandChain {
  public:
   /// `end_event`: whether the caller wants an event marking the sort's end (an out-of-order
@@ -38,8 +39,7 @@ class CommandChain {
   template <class Enqueue>
   cl::Event add(Enqueue&& enqueue, EventFor use = EventFor::nothing) {
     cl::Event event;
-    const bool keep =
-        use == EventFor::read_back || (use == EventFor::sort_end && end_event_) || !in_order_;
+    const bool keep = use == EventFor::host || !in_order_;
     enqueue(waits_.empty() ? nullptr : &waits_, keep ? &event : nullptr);
     waits_.clear();
     if (!in_order_) waits_.push_back(event);
@@ -60,9 +60,9 @@ class CommandChain {
         use);
   }
 
-  /// An event that completes with every command so far: the last one's, or a marker's where
-  /// the last made none (a marker on an in-order queue waits for all before it). A null event
-  /// where the caller wants none.
+  /// An event that completes with every command so far: the last one's where it made one, else
+  /// a marker's (a marker on an in-order queue waits for all before it). A null event where the
+  /// caller wants none.
   cl::Event done() {
     if (!end_event_) return {};
     if (last_()) return last_;
@@ -70,7 +70,7 @@ class CommandChain {
         [&](const std::vector<cl::Event>* waits, cl::Event* event) {
           check(queue_.enqueueMarkerWithWaitList(waits, event), "enqueue marker");
         },
-        EventFor::sort_end);
+        EventFor::host);
   }
 
  private:

@@ -47,8 +47,7 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
       .buffer(scratch.counters.finished);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   const bool ends_in_scratch = passes % 2 == 1;
-  chain.launch(kernel_, tiles * passes * wg, wg,
-               ends_in_scratch ? EventFor::nothing : EventFor::sort_end);
+  chain.launch(kernel_, tiles * passes * wg, wg);
   if (ends_in_scratch)
     copy_pass_data(chain, scratch.data, data, n, key_size(config_.key_type), config_.value_bytes);
   end_sort();

@@ -124,13 +124,12 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
   const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
-                                         fill_counters, EventFor::read_back);
+                                         fill_counters, EventFor::host);
   // The device runs a guess at the first pass while the host reads the digit counts, which it
   // would otherwise wait for idle. The pass writes only scratch: a wrong guess is dropped.
   const std::optional<std::size_t> guessed = guess_first_pass(digits, n);
   if (guessed)
-    enqueue_pass(chain, scratch, data, scratch.data, n, spec, *guessed, 0, digits[*guessed],
-                 EventFor::nothing);
+    enqueue_pass(chain, scratch, data, scratch.data, n, spec, *guessed, 0, digits[*guessed]);
   const std::vector<cl_uint> digits_counted =
       read_counts(chain.queue(), scratch, digits.size(), counted);
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
@@ -177,7 +176,7 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
   for (std::size_t run = guess_held_ ? 1 : 0; run < top; ++run) {
     const std::size_t pass = bucket_digits[run];
     enqueue_pass(chain, scratch, *from, *to, n, spec, pass, passes.first_run + run,
-                 passes.digits[pass], EventFor::nothing);
+                 passes.digits[pass]);
     std::swap(from, to);
   }
   // An overflowing segment leaves `from` holding every key in bucket order, each equal key
@@ -213,7 +212,7 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
       .buffer(counts)
       .buffer(ranges);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  const cl::Event ranked = chain.launch(rank_kernel_, groups * wg, wg, EventFor::read_back);
+  const cl::Event ranked = chain.launch(rank_kernel_, groups * wg, wg, EventFor::host);
   const std::vector<cl_uint> listed_and_overflowed =
       read_back(chain.queue(), counts, 2, ranked, "segment counts");
   if (listed_and_overflowed[1] != 0) return true;
@@ -222,7 +221,7 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
   sort.buffer(from.keys).buffer(data.keys);
   if (config_.value_bytes > 0) sort.buffer(from.values).buffer(data.values);
   sort.u32(spec.begin_bit).u32(spec.end_bit).u32(spec.descending).buffer(ranges);
-  chain.launch(segment_kernel_, listed_and_overflowed[0] * wg, wg, EventFor::sort_end);
+  chain.launch(segment_kernel_, listed_and_overflowed[0] * wg, wg);
   return false;
 }
 

@@ -275,8 +275,7 @@ void OnesweepPlan::end_sort() {
 
 void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
                                 const PassData& to, std::uint64_t n, const SortSpec& spec,
-                                std::size_t pass, std::size_t run, const PassDigit& digit,
-                                EventFor use) {
+                                std::size_t pass, std::size_t run, const PassDigit& digit) {
   const std::uint64_t portions = portion_count(n);
   cl::Kernel& kernel = portions > 1 ? portion_pass_kernel_ : pass_kernel_;
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
@@ -304,8 +303,7 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
           .u32(static_cast<std::uint32_t>(portion))
           .u32(static_cast<std::uint32_t>(tile_count(portion_keys(n))))
           .buffer(scratch.counters.carried);
-    chain.launch(kernel, pass_groups(tiles) * wg, wg,
-                 portion + 1 == portions ? use : EventFor::nothing);
+    chain.launch(kernel, pass_groups(tiles) * wg, wg);
   }
 }
 
@@ -322,7 +320,7 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
                              n >= min_keys_to_read_counts);
   const cl::Event counted =
       count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters,
-                   reads_counts ? EventFor::read_back : EventFor::nothing);
+                   reads_counts ? EventFor::host : EventFor::nothing);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
@@ -349,10 +347,7 @@ void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, c
   for (std::size_t run = 0; run < passes.size(); ++run) {
     const std::size_t pass = passes[run];
     const bool list_final = run > 0 || !read_after_first_pass;
-    // The caller needs an event of the last command only: the last pass's where no copy follows.
-    const bool last = list_final && run + 1 == passes.size() && to == &data;
-    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, first_run + run, digits[pass],
-                 last ? EventFor::sort_end : EventFor::nothing);
+    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, first_run + run, digits[pass]);
     std::swap(from, to);
     // The counts are read while the first pass runs; the passes after it that they show to be
     // constant are dropped.

@@ -118,11 +118,10 @@ class OnesweepPlan : public SortPlan {
                       bool read_after_first_pass, const PassData* source = nullptr,
                       std::size_t first_run = 0);
   /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
-  /// skipped) from `from` to `to`, one launch per portion, with an event of the last where
-  /// `use` asks for one.
+  /// skipped) from `from` to `to`, one launch per portion.
   void enqueue_pass(CommandChain& chain, const Scratch& scratch, const PassData& from,
                     const PassData& to, std::uint64_t n, const SortSpec& spec, std::size_t pass,
-                    std::size_t run, const PassDigit& digit, EventFor use);
+                    std::size_t run, const PassDigit& digit);
 
   /// The kernels that sort one portion of a larger sort, built when a sort first needs them.
   void build_portion_kernels();

@@ -63,7 +63,7 @@ void RankSortPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
       .u32(static_cast<std::uint32_t>(shape.lanes))
       .buffer(sync_);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  chain.launch(kernel_, shape.groups * wg, wg, EventFor::sort_end);
+  chain.launch(kernel_, shape.groups * wg, wg);
 }
 
 }  // namespace clsort::detail

@@ -35,7 +35,7 @@ void SingleGroupPlan::run(CommandChain& chain, const PassData& data, std::uint64
   leading_args(data, n, spec)
       .u32(single_group_rank_from_bit(config_.params, n, spec.begin_bit, spec.end_bit));
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
-  chain.launch(kernel_, wg, wg, EventFor::sort_end);
+  chain.launch(kernel_, wg, wg);
 }
 
 }  // namespace clsort::detail

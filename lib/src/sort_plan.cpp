@@ -39,18 +39,14 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
 void copy_pass_data(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,
                     std::size_t key_bytes, std::size_t value_bytes) {
   const auto copy = [&](const cl::Buffer& source, const cl::Buffer& target, std::uint64_t bytes,
-                        const char* what, EventFor use) {
-    chain.add(
-        [&](const std::vector<cl::Event>* waits, cl::Event* event) {
-          check(chain.queue().enqueueCopyBuffer(source, target, 0, 0, bytes, waits, event),
-                "enqueue copy", what);
-        },
-        use);
+                        const char* what) {
+    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+      check(chain.queue().enqueueCopyBuffer(source, target, 0, 0, bytes, waits, event),
+            "enqueue copy", what);
+    });
   };
-  copy(from.keys, to.keys, n * key_bytes, "keys back from scratch",
-       value_bytes == 0 ? EventFor::sort_end : EventFor::nothing);
-  if (value_bytes > 0)
-    copy(from.values, to.values, n * value_bytes, "values back from scratch", EventFor::sort_end);
+  copy(from.keys, to.keys, n * key_bytes, "keys back from scratch");
+  if (value_bytes > 0) copy(from.values, to.values, n * value_bytes, "values back from scratch");
 }
 
 }  // namespace clsort::detail

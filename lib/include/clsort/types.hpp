@@ -83,9 +83,9 @@ struct SortOptions {
   /// When constant-digit passes are looked for (onesweep only).
   ConstantPassCheck constant_pass_check = ConstantPassCheck::after_first_pass;
   /// Device-buffer sorts: whether the returned event marks the sort's end. false, on an
-  /// in-order queue: the sort makes no event of its own (NVIDIA's OpenCL takes about 2 us longer
-  /// for a launch that makes one, a tenth of a sort of a few thousand keys) and returns a null
-  /// event; commands enqueued after it on the queue, and finish(), still follow it. Sorts on an
+  /// in-order queue: the sort makes no event of its own (the marker that makes it costs NVIDIA's
+  /// OpenCL about 1 us, a twentieth of a sort of a few thousand keys) and returns a null event;
+  /// commands enqueued after it on the queue, and finish(), still follow it. Sorts on an
   /// out-of-order queue, and the synchronous host-data sorts, always make one.
   bool return_event = true;
 };
