@@ -11,9 +11,11 @@
 namespace clsort::bench {
 
 /// uniform: random bits; low16: only the low 16 bits vary; few: 16 distinct keys; sorted;
-/// tiles: (tile | depth) keys as a splatting renderer sorts them (see tile_depth_key).
+/// tiles: (tile | depth) keys as a splatting renderer sorts them (see tile_depth_key); heavy:
+/// random bits but for 3 keys in 8, which share one of four values of their top 16 bits (heavy
+/// hitters: four buckets of random keys, each 3/32 of them; see heavy_key).
 inline const std::vector<std::string>& distributions() {
-  static const std::vector<std::string> all{"uniform", "low16", "few", "sorted", "tiles"};
+  static const std::vector<std::string> all{"uniform", "low16", "few", "sorted", "tiles", "heavy"};
   return all;
 }
 
@@ -33,6 +35,17 @@ inline std::uint64_t tile_depth_key(std::uint64_t random, std::size_t n, std::si
   return (tile & 0xFFFF) << 16 | depth_bits >> 16;
 }
 
+/// A heavy hitter's key from two random words: `random`'s low bits under one of four top halves
+/// of the key's top 32 bits (16 bits of 64- and 32-bit keys, 8 of 16-bit, 4 of 8-bit keys).
+inline std::uint64_t heavy_key(std::uint64_t random, std::uint64_t pick, std::size_t key_bytes) {
+  static const std::uint64_t tops[4] = {0x1234, 0x5678, 0x9ABC, 0xDEF0};
+  const unsigned key_bits = 8 * static_cast<unsigned>(key_bytes);
+  const unsigned top_bits = std::min(16u, key_bits / 2);
+  const unsigned low_bits = key_bits - top_bits;
+  const std::uint64_t top = tops[pick % 4] >> (16 - top_bits);
+  return top << low_bits | (random & ((std::uint64_t{1} << low_bits) - 1));
+}
+
 /// n keys of `key_bytes` each (raw bits), for a distribution, deterministic per seed.
 inline std::vector<unsigned char> make_key_bytes(const std::string& distribution, std::size_t n,
                                                  std::size_t key_bytes, std::uint64_t seed) {
@@ -42,7 +55,8 @@ inline std::vector<unsigned char> make_key_bytes(const std::string& distribution
   // The distribution is named once, not compared per key (three string compares a key: a
   // bench run of 2^26 u32 keys on PoCL took 10.8 s with them, 7.2 without, 4.3 of it the sort).
   const bool low16 = distribution == "low16", few_keys = distribution == "few",
-             sorted = distribution == "sorted", tiles = distribution == "tiles";
+             sorted = distribution == "sorted", tiles = distribution == "tiles",
+             heavy = distribution == "heavy";
   std::vector<unsigned char> bytes(n * key_bytes);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t k = rng();
@@ -51,6 +65,7 @@ inline std::vector<unsigned char> make_key_bytes(const std::string& distribution
     if (few_keys) k = few[k % few.size()];
     if (sorted) k = i;
     if (tiles) k = tile_depth_key(k, n, key_bytes);
+    if (heavy && k % 8 < 3) k = heavy_key(rng(), k >> 3, key_bytes);
     std::memcpy(&bytes[i * key_bytes], &k, key_bytes);
   }
   return bytes;

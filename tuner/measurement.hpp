@@ -16,7 +16,7 @@
 namespace clsort::tune {
 
 /// A problem to time: keys of `key_type`, values of `value_bytes` (0: none), n keys drawn from
-/// `distribution` (one of clsort-bench's: uniform, low16, few, sorted, tiles).
+/// `distribution` (one of clsort-bench's: uniform, low16, few, sorted, tiles, heavy).
 struct Problem {
   KeyType key_type = KeyType::u32;
   std::size_t value_bytes = 0;
