@@ -233,10 +233,49 @@ BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
         for (std::size_t unequal : {std::size_t{0}, n / 2 + 1, n - 1 - (n - 1) % 2}) {
           std::vector<std::uint64_t> spoilt = keys;
           spoilt[unequal] ^= 1;  // still in the repeated key's bucket
-          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, spoilt, {}, "one unequal key");
-          BOOST_TEST(plan.last_sort_fell_back(), "unequal key at " << unequal);
+          // A plan of its own: after a fallback the plan's next sorts of this size skip the
+          // bucket passes.
+          detail::HybridPlan fresh(test_context(), test_device(),
+                                   detail::KernelConfig{KeyType::u64, 4, false, p});
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(fresh, spoilt, {}, "one unequal key");
+          BOOST_TEST(fresh.last_sort_fell_back(), "unequal key at " << unequal);
         }
       }
+    }
+}
+
+// After a sort falls back (a bucket larger than the segment kernel's tile holding unequal
+// keys), the next usual_sorts_after_fallback sorts of a size of the same power of two run the
+// usual passes at once, whatever their keys; the one after tries the buckets again. Sorts of
+// other sizes are not held back. Every sort matches the stable order.
+BOOST_AUTO_TEST_CASE(sorts_after_a_fallback_run_the_usual_passes_for_a_while) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      const std::uint64_t tile = single_group_capacity(segment_params(p, 8, 4));
+      const std::size_t n = 2 * tile + 1;
+      const std::vector<std::uint64_t> heavy = heavy_buckets(n, 2);
+      const std::vector<std::uint64_t> uniform =
+          make_keys<std::uint64_t>(Distribution::uniform, n + 2, 71);
+      const std::vector<std::uint64_t> other_size =
+          make_keys<std::uint64_t>(Distribution::uniform, 2 * n + 1, 73);
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, {}, "heavy bucket");
+      BOOST_TEST_REQUIRE(plan.last_sort_fell_back());
+      BOOST_TEST(!plan.last_sort_skipped_buckets());
+      for (unsigned sort = 0; sort < detail::HybridPlan::usual_sorts_after_fallback; ++sort) {
+        const bool descending = sort % 2 == 1;
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, sort < 3 ? heavy : uniform,
+                                                        SortOptions{descending}, "after it");
+        BOOST_TEST(plan.last_sort_skipped_buckets(), "sort " << sort);
+        BOOST_TEST(plan.last_bucket_passes() == 0u, "sort " << sort);
+        BOOST_TEST(!plan.last_sort_fell_back(), "sort " << sort);
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, other_size, {}, "another size");
+        BOOST_TEST(!plan.last_sort_skipped_buckets(), "sort " << sort);
+        BOOST_TEST(plan.last_bucket_passes() > 0u, "sort " << sort);
+      }
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, uniform, {}, "buckets again");
+      BOOST_TEST(!plan.last_sort_skipped_buckets());
+      BOOST_TEST(plan.last_bucket_passes() > 0u);
     }
 }
 

@@ -117,6 +117,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   fell_back_ = false;
   guess_held_ = false;
   ran_wide_passes_ = false;
+  skipped_buckets_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
   const std::vector<PassDigit> digits =
@@ -135,7 +136,9 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
   std::vector<std::vector<std::uint64_t>> counts;
   for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
-  const std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
+  std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
+  skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n);
+  if (skipped_buckets_) top = 0;
   const std::vector<std::size_t> first_passes =
       top > 0 ? std::vector<std::size_t>(varying.end() - top, varying.end()) : varying;
   OnesweepPlan* wide = top == 0 && !varying.empty() ? wide_passes() : nullptr;
@@ -150,7 +153,14 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
     enqueue_usual_passes(chain, scratch, data, n, spec, passes, varying);
   else
     enqueue_bucket_sort(chain, scratch, data, n, spec, passes, varying, first_passes);
+  if (fell_back_) fallback_ = {floor_log2(n), usual_sorts_after_fallback};
   end_sort();
+}
+
+bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n) {
+  if (fallback_.n_log2 != floor_log2(n) || fallback_.usual_sorts_left == 0) return false;
+  --fallback_.usual_sorts_left;
+  return true;
 }
 
 void HybridPlan::enqueue_usual_passes(CommandChain& chain, const Scratch& scratch,

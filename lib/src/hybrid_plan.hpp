@@ -40,6 +40,13 @@ class HybridPlan : public OnesweepPlan {
   /// ranking 9 ps plus 1.1 ps per key of the average bucket).
   static std::uint64_t bucket_target(std::uint64_t bucket_limit);
 
+  /// Sorts of a size of the same power of two that run the usual passes at once after one fell
+  /// back (large buckets of unequal keys: heavy hitters, keys crowding a few values of their top
+  /// digits, which tend to come again). Falling back costs the bucket passes and the rank step
+  /// on top of the usual passes (H200, u64 keys at 2^24 with 3 keys in 8 in four values of their
+  /// top 16 bits: 1.66 ms against 1.05); the sort after these tries the buckets again.
+  static constexpr unsigned usual_sorts_after_fallback = 7;
+
   /// The top passes the last sort ran before ranking in buckets (0: the usual passes only),
   /// and whether its buckets then needed the usual passes after all (a bucket larger than the
   /// segment kernel's tile holding unequal keys); for tests and diagnostics.
@@ -47,6 +54,9 @@ class HybridPlan : public OnesweepPlan {
   bool last_sort_fell_back() const { return fell_back_; }
   /// Whether the last sort's first pass was the one run while the digit counts were read.
   bool last_guess_held() const { return guess_held_; }
+  /// Whether the last sort ran the usual passes because one of the same power-of-two size fell
+  /// back lately (see usual_sorts_after_fallback).
+  bool last_sort_skipped_buckets() const { return skipped_buckets_; }
   /// Whether the last sort ran its usual passes through the 8-bit plan (see wide_passes).
   bool last_sort_ran_wide_passes() const { return ran_wide_passes_; }
 
@@ -103,7 +113,20 @@ class HybridPlan : public OnesweepPlan {
     std::optional<unsigned> first_shift;
   };
 
+  /// Whether the usual passes run at once for n keys after a recent fallback (and counts this
+  /// sort against usual_sorts_after_fallback).
+  bool skip_buckets_after_fallback(std::uint64_t n);
+
+  /// The last fallback's size (power of two) and the sorts of that size left to run the usual
+  /// passes at once.
+  struct Fallback {
+    unsigned n_log2 = 64;  // none yet
+    unsigned usual_sorts_left = 0;
+  };
+
   std::uint64_t portion_keys_;
+  Fallback fallback_;
+  bool skipped_buckets_ = false;
   std::unique_ptr<OnesweepPlan> wide_passes_;
   bool wide_passes_tried_ = false;
   bool ran_wide_passes_ = false;
