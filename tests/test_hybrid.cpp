@@ -245,9 +245,10 @@ BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
 }
 
 // After a sort falls back (a bucket larger than the segment kernel's tile holding unequal
-// keys), the next usual_sorts_after_fallback sorts of a size of the same power of two run the
-// usual passes at once, whatever their keys; the one after tries the buckets again. Sorts of
-// other sizes are not held back. Every sort matches the stable order.
+// keys), the next usual_sorts_after_fallback sorts of a size of the same power of two whose keys
+// crowd their top digits as much run the usual passes at once; the one after tries the buckets
+// again. Uniform keys of that size and sorts of other sizes are not held back. Every sort
+// matches the stable order.
 BOOST_AUTO_TEST_CASE(sorts_after_a_fallback_run_the_usual_passes_for_a_while) {
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
       detail::HybridPlan plan(test_context(), test_device(),
@@ -259,24 +260,41 @@ BOOST_AUTO_TEST_CASE(sorts_after_a_fallback_run_the_usual_passes_for_a_while) {
           make_keys<std::uint64_t>(Distribution::uniform, n + 2, 71);
       const std::vector<std::uint64_t> other_size =
           make_keys<std::uint64_t>(Distribution::uniform, 2 * n + 1, 73);
-      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, {}, "heavy bucket");
+      const auto expect_buckets_tried = [&](const std::vector<std::uint64_t>& keys,
+                                            const char* what) {
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, what);
+        BOOST_TEST(!plan.last_sort_skipped_buckets(), what);
+        BOOST_TEST(plan.last_bucket_passes() > 0u, what);
+      };
+      expect_buckets_tried(heavy, "heavy bucket");
       BOOST_TEST_REQUIRE(plan.last_sort_fell_back());
-      BOOST_TEST(!plan.last_sort_skipped_buckets());
       for (unsigned sort = 0; sort < detail::HybridPlan::usual_sorts_after_fallback; ++sort) {
-        const bool descending = sort % 2 == 1;
-        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, sort < 3 ? heavy : uniform,
-                                                        SortOptions{descending}, "after it");
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, SortOptions{sort % 2 == 1},
+                                                        "heavy bucket again");
         BOOST_TEST(plan.last_sort_skipped_buckets(), "sort " << sort);
         BOOST_TEST(plan.last_bucket_passes() == 0u, "sort " << sort);
         BOOST_TEST(!plan.last_sort_fell_back(), "sort " << sort);
-        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, other_size, {}, "another size");
-        BOOST_TEST(!plan.last_sort_skipped_buckets(), "sort " << sort);
-        BOOST_TEST(plan.last_bucket_passes() > 0u, "sort " << sort);
+        expect_buckets_tried(uniform, "uniform keys");
+        BOOST_TEST(!plan.last_sort_fell_back(), "sort " << sort);
+        expect_buckets_tried(other_size, "another size");
       }
-      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, uniform, {}, "buckets again");
-      BOOST_TEST(!plan.last_sort_skipped_buckets());
-      BOOST_TEST(plan.last_bucket_passes() > 0u);
+      expect_buckets_tried(heavy, "heavy bucket once more");
+      BOOST_TEST(plan.last_sort_fell_back());
     }
+}
+
+// Digit crowding: the largest share of the keys one value of a bucket digit holds.
+BOOST_AUTO_TEST_CASE(digit_crowding_is_the_largest_share_of_a_bucket_digit) {
+  using detail::HybridPlan;
+  std::vector<std::uint64_t> crowded = spread(1 << 20, 256);
+  crowded[7] += 3 << 16;
+  const std::vector<std::vector<std::uint64_t>> counts = {crowded, spread(1 << 20, 256),
+                                                          spread(1 << 20, 256)};
+  const double uniform = 1.0 / 256, n = (1 << 20) + (3 << 16);
+  BOOST_TEST(HybridPlan::digit_crowding(counts, 2, 1 << 20) == uniform);
+  BOOST_TEST(HybridPlan::digit_crowding(counts, 3, (1 << 20) + (3 << 16)) ==
+             ((1 << 12) + (3 << 16)) / n);
+  BOOST_TEST(HybridPlan::digit_crowding(counts, 0, 1 << 20) == 0.0);
 }
 
 // f64 keys with every third one a NaN (payloads and signs of all kinds, which order as one value,

@@ -137,7 +137,8 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   std::vector<std::vector<std::uint64_t>> counts;
   for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
   std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
-  skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n);
+  const double crowding = digit_crowding(counts, top, n);
+  skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n, crowding);
   if (skipped_buckets_) top = 0;
   const std::vector<std::size_t> first_passes =
       top > 0 ? std::vector<std::size_t>(varying.end() - top, varying.end()) : varying;
@@ -153,12 +154,23 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
     enqueue_usual_passes(chain, scratch, data, n, spec, passes, varying);
   else
     enqueue_bucket_sort(chain, scratch, data, n, spec, passes, varying, first_passes);
-  if (fell_back_) fallback_ = {floor_log2(n), usual_sorts_after_fallback};
+  if (fell_back_) fallback_ = {floor_log2(n), crowding, usual_sorts_after_fallback};
   end_sort();
 }
 
-bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n) {
-  if (fallback_.n_log2 != floor_log2(n) || fallback_.usual_sorts_left == 0) return false;
+double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
+                                  std::size_t top, std::uint64_t n) {
+  std::uint64_t most = 0;
+  for (std::size_t d = counts_of_varying.size() - std::min(top, counts_of_varying.size());
+       d < counts_of_varying.size(); ++d)
+    for (std::uint64_t count : counts_of_varying[d]) most = std::max(most, count);
+  return n > 0 ? static_cast<double>(most) / static_cast<double>(n) : 0;
+}
+
+bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n, double crowding) {
+  if (fallback_.n_log2 != floor_log2(n) || fallback_.usual_sorts_left == 0 ||
+      crowding < fallback_.crowding / 2)
+    return false;
   --fallback_.usual_sorts_left;
   return true;
 }

@@ -40,12 +40,19 @@ class HybridPlan : public OnesweepPlan {
   /// ranking 9 ps plus 1.1 ps per key of the average bucket).
   static std::uint64_t bucket_target(std::uint64_t bucket_limit);
 
-  /// Sorts of a size of the same power of two that run the usual passes at once after one fell
-  /// back (large buckets of unequal keys: heavy hitters, keys crowding a few values of their top
-  /// digits, which tend to come again). Falling back costs the bucket passes and the rank step
-  /// on top of the usual passes (H200, u64 keys at 2^24 with 3 keys in 8 in four values of their
-  /// top 16 bits: 1.66 ms against 1.05); the sort after these tries the buckets again.
+  /// Sorts that run the usual passes at once after one fell back (large buckets of unequal
+  /// keys: heavy hitters, keys crowding a few values of their top digits, which tend to come
+  /// again): sorts of a size of the same power of two whose keys crowd their bucket digits at
+  /// least half as much (see digit_crowding). Falling back costs the bucket passes and the rank
+  /// step on top of the usual passes (H200, u64 keys at 2^24 with 3 keys in 8 in four values of
+  /// their top 16 bits: 1.66 ms against 1.05); the sort after these tries the buckets again.
   static constexpr unsigned usual_sorts_after_fallback = 7;
+
+  /// How much keys crowd their `top` bucket digits (the last of `counts_of_varying`): the
+  /// largest share of n keys that one value of one of those digits holds (1/256 for uniform
+  /// 8-bit digits).
+  static double digit_crowding(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
+                               std::size_t top, std::uint64_t n);
 
   /// The top passes the last sort ran before ranking in buckets (0: the usual passes only),
   /// and whether its buckets then needed the usual passes after all (a bucket larger than the
@@ -113,14 +120,16 @@ class HybridPlan : public OnesweepPlan {
     std::optional<unsigned> first_shift;
   };
 
-  /// Whether the usual passes run at once for n keys after a recent fallback (and counts this
-  /// sort against usual_sorts_after_fallback).
-  bool skip_buckets_after_fallback(std::uint64_t n);
+  /// Whether the usual passes run at once for n keys crowding their bucket digits as much as
+  /// `crowding` after a recent fallback (and counts this sort against
+  /// usual_sorts_after_fallback).
+  bool skip_buckets_after_fallback(std::uint64_t n, double crowding);
 
-  /// The last fallback's size (power of two) and the sorts of that size left to run the usual
-  /// passes at once.
+  /// The last fallback's size (power of two), its keys' digit_crowding, and the sorts of that
+  /// size left to run the usual passes at once.
   struct Fallback {
     unsigned n_log2 = 64;  // none yet
+    double crowding = 0;
     unsigned usual_sorts_left = 0;
   };
 
