@@ -355,9 +355,10 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", o.repeats,
                  "Timed runs per measurement, median taken (at least 5; more while they add up to "
                  "under 2 ms, up to 100)");
-  app.add_option("--distributions", o.distributions,
-                 "Key distributions each candidate is timed on, its time the mean over them: "
-                 "uniform (the default), low16, few, sorted, tiles (as clsort-bench makes them)")
+  app.add_option(
+         "--distributions", o.distributions,
+         "Key distributions each candidate is timed on, its time the mean over them: "
+         "uniform (the default), low16, few, sorted, tiles, heavy (as clsort-bench makes them)")
       ->delimiter(',')
       ->check(CLI::IsMember(clsort::bench::distributions()));
   app.add_option("--min-gain", o.min_gain_percent,

@@ -252,8 +252,8 @@ def tune(device="", *, budget="10m", classes=None, sizes=None, output=None, spac
     into: an existing profile of the device to retune in place instead, over the key counts
     key_range ("MIN:MAX", either side may be empty; default all). distributions: the key
     distributions each candidate is timed on, ranked by its mean time, e.g. "uniform,sorted" or
-    ["uniform", "few"] (uniform, low16, few, sorted, tiles; default uniform). Raises clsort.Error
-    with the tuner's message if it fails.
+    ["uniform", "few"] (uniform, low16, few, sorted, tiles, heavy; default uniform). Raises
+    clsort.Error with the tuner's message if it fails.
     """
     command = [_os.path.join(_os.path.dirname(__file__), "bin", "clsort-tune"), "--device",
                device, "--budget", budget, "--quiet"]
