@@ -245,41 +245,57 @@ BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
 }
 
 // After a sort falls back (a bucket larger than the segment kernel's tile holding unequal
-// keys), the next usual_sorts_after_fallback sorts of a size of the same power of two whose keys
-// crowd their top digits as much run the usual passes at once; the one after tries the buckets
-// again. Uniform keys of that size and sorts of other sizes are not held back. Every sort
-// matches the stable order.
+// keys), the next sorts of a size of the same power of two whose keys crowd their top digits as
+// much run the usual passes at once (7, then 15 after a second fallback in a row); the one after
+// them tries the buckets again. Uniform keys of that size and sorts of other sizes are not held
+// back; alike keys that hold their buckets end the fallbacks in a row. Every sort matches the
+// stable order.
 BOOST_AUTO_TEST_CASE(sorts_after_a_fallback_run_the_usual_passes_for_a_while) {
+  using detail::HybridPlan;
+  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(1) == 7u);
+  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(2) == 15u);
+  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(4) == 63u);
+  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(9) == 63u);
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      detail::HybridPlan plan(test_context(), test_device(),
-                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      HybridPlan plan(test_context(), test_device(),
+                      detail::KernelConfig{KeyType::u64, 4, false, p});
       const std::uint64_t tile = single_group_capacity(segment_params(p, 8, 4));
       const std::size_t n = 2 * tile + 1;
       const std::vector<std::uint64_t> heavy = heavy_buckets(n, 2);
+      // As crowded in the top byte, but spread over the second: buckets small enough to rank.
+      std::vector<std::uint64_t> alike = heavy_buckets(n, 1);
       const std::vector<std::uint64_t> uniform =
           make_keys<std::uint64_t>(Distribution::uniform, n + 2, 71);
       const std::vector<std::uint64_t> other_size =
           make_keys<std::uint64_t>(Distribution::uniform, 2 * n + 1, 73);
       const auto expect_buckets_tried = [&](const std::vector<std::uint64_t>& keys,
-                                            const char* what) {
+                                            const char* what, bool fall_back) {
         expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, what);
         BOOST_TEST(!plan.last_sort_skipped_buckets(), what);
         BOOST_TEST(plan.last_bucket_passes() > 0u, what);
+        BOOST_TEST(plan.last_sort_fell_back() == fall_back, what);
       };
-      expect_buckets_tried(heavy, "heavy bucket");
-      BOOST_TEST_REQUIRE(plan.last_sort_fell_back());
-      for (unsigned sort = 0; sort < detail::HybridPlan::usual_sorts_after_fallback; ++sort) {
-        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, SortOptions{sort % 2 == 1},
-                                                        "heavy bucket again");
-        BOOST_TEST(plan.last_sort_skipped_buckets(), "sort " << sort);
-        BOOST_TEST(plan.last_bucket_passes() == 0u, "sort " << sort);
-        BOOST_TEST(!plan.last_sort_fell_back(), "sort " << sort);
-        expect_buckets_tried(uniform, "uniform keys");
-        BOOST_TEST(!plan.last_sort_fell_back(), "sort " << sort);
-        expect_buckets_tried(other_size, "another size");
-      }
-      expect_buckets_tried(heavy, "heavy bucket once more");
-      BOOST_TEST(plan.last_sort_fell_back());
+      const auto expect_skipped = [&](unsigned sorts, const char* what) {
+        for (unsigned sort = 0; sort < sorts; ++sort) {
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, SortOptions{sort % 2 == 1},
+                                                          what);
+          BOOST_TEST(plan.last_sort_skipped_buckets(), what << ", sort " << sort);
+          BOOST_TEST(plan.last_bucket_passes() == 0u, what << ", sort " << sort);
+          BOOST_TEST(!plan.last_sort_fell_back(), what << ", sort " << sort);
+          if (sort % 3 == 0) {
+            expect_buckets_tried(uniform, "uniform keys between", false);
+            expect_buckets_tried(other_size, "another size between", false);
+          }
+        }
+      };
+      expect_buckets_tried(heavy, "heavy bucket", true);
+      expect_skipped(7, "after one fallback");
+      expect_buckets_tried(heavy, "heavy bucket again", true);
+      expect_skipped(15, "after two in a row");
+      expect_buckets_tried(alike, "alike keys that hold their buckets", false);
+      expect_buckets_tried(heavy, "heavy bucket after those", true);
+      expect_skipped(7, "after one fallback again");
+      expect_buckets_tried(heavy, "heavy bucket once more", true);
     }
 }
 

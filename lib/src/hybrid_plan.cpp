@@ -152,10 +152,21 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
     run_wide_passes(chain, *wide, data, data, n, spec);
   else if (top == 0)
     enqueue_usual_passes(chain, scratch, data, n, spec, passes, varying);
-  else
+  else {
     enqueue_bucket_sort(chain, scratch, data, n, spec, passes, varying, first_passes);
-  if (fell_back_) fallback_ = {floor_log2(n), crowding, usual_sorts_after_fallback};
+    remember_bucket_sort(n, crowding);
+  }
   end_sort();
+}
+
+void HybridPlan::remember_bucket_sort(std::uint64_t n, double crowding) {
+  const bool alike = fallback_.n_log2 == floor_log2(n) && crowding >= fallback_.crowding / 2;
+  if (!fell_back_) {
+    if (alike) fallback_.in_a_row = 0;
+    return;
+  }
+  const unsigned in_a_row = alike ? fallback_.in_a_row + 1 : 1;
+  fallback_ = {floor_log2(n), crowding, usual_sorts_after_fallbacks(in_a_row), in_a_row};
 }
 
 double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,

@@ -40,13 +40,18 @@ class HybridPlan : public OnesweepPlan {
   /// ranking 9 ps plus 1.1 ps per key of the average bucket).
   static std::uint64_t bucket_target(std::uint64_t bucket_limit);
 
-  /// Sorts that run the usual passes at once after one fell back (large buckets of unequal
-  /// keys: heavy hitters, keys crowding a few values of their top digits, which tend to come
-  /// again): sorts of a size of the same power of two whose keys crowd their bucket digits at
-  /// least half as much (see digit_crowding). Falling back costs the bucket passes and the rank
+  /// Sorts that run the usual passes at once after a fallback (large buckets of unequal keys:
+  /// heavy hitters, keys crowding a few values of their top digits, which tend to come again):
+  /// sorts of a size of the same power of two whose keys crowd their bucket digits at least half
+  /// as much (alike keys; see digit_crowding). Falling back costs the bucket passes and the rank
   /// step on top of the usual passes (H200, u64 keys at 2^24 with 3 keys in 8 in four values of
   /// their top 16 bits: 1.66 ms against 1.05); the sort after these tries the buckets again.
-  static constexpr unsigned usual_sorts_after_fallback = 7;
+  /// 7 after one fallback, 15, 31 and then 63 after that many `in_a_row` (no sort of alike keys
+  /// holding its buckets between them), so that keys which keep overflowing pay for it once in
+  /// 64 sorts.
+  static constexpr unsigned usual_sorts_after_fallbacks(unsigned in_a_row) {
+    return (8u << ((in_a_row < 4 ? in_a_row : 4) - 1)) - 1;
+  }
 
   /// How much keys crowd their `top` bucket digits (the last of `counts_of_varying`): the
   /// largest share of n keys that one value of one of those digits holds (1/256 for uniform
@@ -62,7 +67,7 @@ class HybridPlan : public OnesweepPlan {
   /// Whether the last sort's first pass was the one run while the digit counts were read.
   bool last_guess_held() const { return guess_held_; }
   /// Whether the last sort ran the usual passes because one of the same power-of-two size fell
-  /// back lately (see usual_sorts_after_fallback).
+  /// back lately (see usual_sorts_after_fallbacks).
   bool last_sort_skipped_buckets() const { return skipped_buckets_; }
   /// Whether the last sort ran its usual passes through the 8-bit plan (see wide_passes).
   bool last_sort_ran_wide_passes() const { return ran_wide_passes_; }
@@ -121,16 +126,21 @@ class HybridPlan : public OnesweepPlan {
   };
 
   /// Whether the usual passes run at once for n keys crowding their bucket digits as much as
-  /// `crowding` after a recent fallback (and counts this sort against
-  /// usual_sorts_after_fallback).
+  /// `crowding` after a recent fallback (and counts this sort against those left).
   bool skip_buckets_after_fallback(std::uint64_t n, double crowding);
 
-  /// The last fallback's size (power of two), its keys' digit_crowding, and the sorts of that
-  /// size left to run the usual passes at once.
+  /// Notes how the bucket sort of n keys crowding their digits as much as `crowding` ended:
+  /// a fallback starts the sorts that skip the buckets, one of alike keys that held its buckets
+  /// ends the run of fallbacks in a row.
+  void remember_bucket_sort(std::uint64_t n, double crowding);
+
+  /// The last fallback's size (power of two), its keys' digit_crowding, the sorts of that size
+  /// left to run the usual passes at once, and the fallbacks of alike keys in a row.
   struct Fallback {
     unsigned n_log2 = 64;  // none yet
     double crowding = 0;
     unsigned usual_sorts_left = 0;
+    unsigned in_a_row = 0;
   };
 
   std::uint64_t portion_keys_;
