@@ -1,11 +1,14 @@
 // End-to-end test of clsort-tune with a tiny search space and budget: it writes a valid profile
 // that the library and the CLI then find and use; it resumes; winners are rematched against the
 // default; a resumed class replays what its results file knows; a run merges into an existing
-// profile over a range of key counts; bad spaces are named, and the shipped ones parse.
+// profile over a range of key counts; bad spaces are named, and the shipped ones parse; the heavy
+// key distribution it shares with clsort-bench holds what it says.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_inputs.hpp"
 #include "class_tuner.hpp"
 #include "profile_merge.hpp"
 #include "rematch.hpp"
@@ -722,6 +726,34 @@ BOOST_AUTO_TEST_CASE(every_shipped_space_parses_and_holds_valid_sets) {
     ++spaces;
   }
   BOOST_TEST(spaces >= 2);
+}
+
+// Heavy hitters: 3 keys in 8 share one of four values of their top bits (16 of 64- and 32-bit
+// keys, 8 of 16-bit, 4 of 8-bit), about equally; random keys land there too, by chance.
+BOOST_AUTO_TEST_CASE(heavy_keys_crowd_four_values_of_their_top_bits) {
+  const std::size_t n = 80000;
+  for (std::size_t key_bytes : {8, 4, 2, 1}) {
+    BOOST_TEST_CONTEXT(key_bytes << "-byte keys") {
+      const std::vector<unsigned char> bytes = bench::make_key_bytes("heavy", n, key_bytes, 7);
+      BOOST_TEST((bytes == bench::make_key_bytes("heavy", n, key_bytes, 7)));
+      const unsigned key_bits = 8 * static_cast<unsigned>(key_bytes);
+      const unsigned top_bits = std::min(16u, key_bits / 2);
+      std::map<std::uint64_t, std::size_t> tops;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t key = 0;
+        std::memcpy(&key, &bytes[i * key_bytes], key_bytes);
+        ++tops[key >> (key_bits - top_bits)];
+      }
+      std::size_t heavy = 0;
+      for (std::uint64_t top : {0x1234u, 0x5678u, 0x9ABCu, 0xDEF0u}) {
+        const std::size_t count = tops[top >> (16 - top_bits)];
+        const double chance = 5.0 / 8 / (std::uint64_t{1} << top_bits);
+        BOOST_TEST(std::abs(count / double(n) - (3.0 / 32 + chance)) < 0.01, std::hex << top);
+        heavy += count;
+      }
+      BOOST_TEST(heavy > n / 3);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
