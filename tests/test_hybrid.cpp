@@ -439,6 +439,11 @@ BOOST_AUTO_TEST_CASE(narrow_digits_run_the_usual_passes_at_eight_bits) {
       BOOST_TEST_REQUIRE(plan.last_bucket_passes() == 3u);
       BOOST_TEST(plan.last_sort_fell_back());
       BOOST_TEST(plan.last_sort_ran_wide_passes());
+      // The same keys again skip the buckets, and their usual passes run at 8 bits too.
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{true},
+                                                      "overflowing bucket again");
+      BOOST_TEST(plan.last_sort_skipped_buckets());
+      BOOST_TEST(plan.last_sort_ran_wide_passes());
     }
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
       detail::HybridPlan plan(test_context(), test_device(),
