@@ -35,8 +35,8 @@ inline std::uint64_t tile_depth_key(std::uint64_t random, std::size_t n, std::si
   return (tile & 0xFFFF) << 16 | depth_bits >> 16;
 }
 
-/// A heavy hitter's key from two random words: `random`'s low bits under one of four top halves
-/// of the key's top 32 bits (16 bits of 64- and 32-bit keys, 8 of 16-bit, 4 of 8-bit keys).
+/// A heavy hitter's key: `random`'s low bits under one of four fixed values (chosen by `pick`)
+/// of the key's top bits: 16 of 64- and 32-bit keys, 8 of 16-bit, 4 of 8-bit keys.
 inline std::uint64_t heavy_key(std::uint64_t random, std::uint64_t pick, std::size_t key_bytes) {
   static const std::uint64_t tops[4] = {0x1234, 0x5678, 0x9ABC, 0xDEF0};
   const unsigned key_bits = 8 * static_cast<unsigned>(key_bytes);

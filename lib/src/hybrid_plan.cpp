@@ -159,8 +159,12 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   end_sort();
 }
 
+bool HybridPlan::alike_last_fallback(std::uint64_t n, double crowding) const {
+  return fallback_.n_log2 == floor_log2(n) && crowding >= fallback_.crowding / 2;
+}
+
 void HybridPlan::remember_bucket_sort(std::uint64_t n, double crowding) {
-  const bool alike = fallback_.n_log2 == floor_log2(n) && crowding >= fallback_.crowding / 2;
+  const bool alike = alike_last_fallback(n, crowding);
   if (!fell_back_) {
     if (alike) fallback_.in_a_row = 0;
     return;
@@ -179,9 +183,7 @@ double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>&
 }
 
 bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n, double crowding) {
-  if (fallback_.n_log2 != floor_log2(n) || fallback_.usual_sorts_left == 0 ||
-      crowding < fallback_.crowding / 2)
-    return false;
+  if (fallback_.usual_sorts_left == 0 || !alike_last_fallback(n, crowding)) return false;
   --fallback_.usual_sorts_left;
   return true;
 }

@@ -125,6 +125,10 @@ class HybridPlan : public OnesweepPlan {
     std::optional<unsigned> first_shift;
   };
 
+  /// Whether n keys crowding their bucket digits as much as `crowding` are alike the last
+  /// fallback's: a size of the same power of two, at least half its crowding.
+  bool alike_last_fallback(std::uint64_t n, double crowding) const;
+
   /// Whether the usual passes run at once for n keys crowding their bucket digits as much as
   /// `crowding` after a recent fallback (and counts this sort against those left).
   bool skip_buckets_after_fallback(std::uint64_t n, double crowding);
