@@ -456,6 +456,72 @@ BOOST_AUTO_TEST_CASE(narrow_digits_run_the_usual_passes_at_eight_bits) {
     }
 }
 
+// Keys that do not bucket (varying in their low bits, few distinct) start sorts of a size of the
+// same power of two that run onesweep's sort at once, without counting for the buckets (7, 15,
+// then 31 after such sorts in a row), at 8-bit digits for a narrower set; sorts of uniform keys
+// of another size between them are not held back. A skipping sort whose digit counts show keys
+// that would bucket ends them: the next sort buckets again. Sorts that do not read their digit
+// counts (after_first_pass below min_keys_to_read_counts) never skip. Every sort matches the
+// stable order.
+BOOST_AUTO_TEST_CASE(sorts_after_keys_that_do_not_bucket_skip_the_bucket_check) {
+  using detail::HybridPlan;
+  BOOST_TEST(HybridPlan::sorts_after_unbucketed_keys(1) == 7u);
+  BOOST_TEST(HybridPlan::sorts_after_unbucketed_keys(2) == 15u);
+  std::vector<Params> sets = hybrid_variants();
+  for (Params p : hybrid_variants()) {
+    p.radix_bits = 6;
+    sets.push_back(p);
+  }
+  const std::size_t n = 200003;
+  const auto low = make_keys<std::uint64_t>(Distribution::low_bits, n, 61);
+  const auto few = make_keys<std::uint64_t>(Distribution::few_distinct, n, 67);
+  const auto uniform = make_keys<std::uint64_t>(Distribution::uniform, n, 71);
+  const auto other_size = make_keys<std::uint64_t>(Distribution::uniform, 2 * n + 1, 73);
+  SortOptions reading;
+  reading.constant_pass_check = ConstantPassCheck::before_first_pass;
+  for (const Params& p : runnable_on_test_device(sets, 8, 4))
+    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      HybridPlan plan(test_context(), test_device(),
+                      detail::KernelConfig{KeyType::u64, 4, false, p});
+      const bool narrow = p.radix_bits < 8;
+      const auto expect_checked = [&](const std::vector<std::uint64_t>& keys, const SortOptions& o,
+                                      const char* what, bool bucketed) {
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, o, what);
+        BOOST_TEST(!plan.last_sort_skipped_bucket_check(), what);
+        BOOST_TEST((plan.last_bucket_passes() > 0) == bucketed, what);
+      };
+      const auto expect_skipped = [&](unsigned sorts, const char* what) {
+        for (unsigned sort = 0; sort < sorts; ++sort) {
+          SortOptions o = reading;
+          o.descending = sort % 2 == 1;
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, sort % 3 == 2 ? few : low, o, what);
+          BOOST_TEST(plan.last_sort_skipped_bucket_check(), what << ", sort " << sort);
+          BOOST_TEST(plan.last_bucket_passes() == 0u, what << ", sort " << sort);
+          BOOST_TEST(plan.last_sort_ran_wide_passes() == narrow, what << ", sort " << sort);
+          if (sort % 4 == 0) expect_checked(other_size, reading, "another size between", true);
+        }
+      };
+      expect_checked(low, reading, "low bits", false);
+      expect_skipped(7, "after one unbucketed sort");
+      expect_checked(few, reading, "few distinct after those", false);
+      expect_skipped(15, "after two in a row");
+      expect_checked(low, reading, "low bits after those", false);
+      expect_skipped(2, "the first of 31 after three in a row");
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, uniform, reading, "uniform, skipping");
+      BOOST_TEST(plan.last_sort_skipped_bucket_check());
+      expect_checked(uniform, reading, "uniform after a skipping sort saw them", true);
+      expect_checked(low, reading, "low bits after uniform", false);
+      expect_skipped(7, "after one unbucketed sort again");
+      expect_checked(low, reading, "low bits after those", false);
+      HybridPlan unread(test_context(), test_device(),
+                        detail::KernelConfig{KeyType::u64, 4, false, p});
+      for (const char* what : {"counts not read", "counts not read again"}) {
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(unread, low, {}, what);
+        BOOST_TEST(!unread.last_sort_skipped_bucket_check(), what);
+      }
+    }
+}
+
 // u64 keys (with values of type V, unless KeysOnly) in sorts of more keys than one pass launch
 // takes: the bucket passes run one launch per portion (of 4 tiles here), then segment_rank ranks
 // within the buckets of the whole array.

@@ -118,8 +118,13 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   guess_held_ = false;
   ran_wide_passes_ = false;
   skipped_buckets_ = false;
+  skipped_bucket_check_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
+  if (unbucketed_.sorts_left > 0 && unbucketed_.n_log2 == floor_log2(n)) {
+    --unbucketed_.sorts_left;
+    return run_without_bucket_check(chain, data, n, spec);
+  }
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
@@ -137,6 +142,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   std::vector<std::vector<std::uint64_t>> counts;
   for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
   std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
+  if (!varying.empty()) remember_bucket_check(n, spec, top > 0);
   const double crowding = digit_crowding(counts, top, n);
   skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n, crowding);
   if (skipped_buckets_) top = 0;
@@ -157,6 +163,33 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
     remember_bucket_sort(n, crowding);
   }
   end_sort();
+}
+
+void HybridPlan::run_without_bucket_check(CommandChain& chain, const PassData& data,
+                                          std::uint64_t n, const SortSpec& spec) {
+  skipped_bucket_check_ = true;
+  OnesweepPlan* wide = wide_passes();
+  if (wide)
+    run_wide_passes(chain, *wide, data, data, n, spec);
+  else
+    OnesweepPlan::run(chain, data, n, spec);
+  const OnesweepPlan& ran = wide ? *wide : *this;
+  const auto counts = ran.last_varying_counts(n);
+  if (counts && bucket_passes(*counts, n, bucket_target(rank_shape_.bucket_limit)) > 0) {
+    unbucketed_.sorts_left = 0;
+    last_choice_ = {};  // the next sort guesses as for uniform keys
+  }
+}
+
+void HybridPlan::remember_bucket_check(std::uint64_t n, const SortSpec& spec, bool bucketed) {
+  const unsigned n_log2 = floor_log2(n);
+  if (bucketed) {
+    if (unbucketed_.n_log2 == n_log2) unbucketed_.in_a_row = 0;
+    return;
+  }
+  if (!reads_counts(spec, n)) return;  // the skipping sorts could not see the keys change
+  const unsigned in_a_row = unbucketed_.n_log2 == n_log2 ? unbucketed_.in_a_row + 1 : 1;
+  unbucketed_ = {n_log2, sorts_after_unbucketed_keys(in_a_row), in_a_row};
 }
 
 bool HybridPlan::alike_last_fallback(std::uint64_t n, double crowding) const {

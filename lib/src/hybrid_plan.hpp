@@ -53,6 +53,18 @@ class HybridPlan : public OnesweepPlan {
     return (8u << ((in_a_row < 4 ? in_a_row : 4) - 1)) - 1;
   }
 
+  /// Keys that do not bucket (sorted, few distinct, varying in their low bits only) tend to
+  /// come again too, and counting their digits for the buckets costs them a read of every key
+  /// and a round trip to the host before the usual passes (H200, u64 + u32 keys at 2^28 with
+  /// 6-bit digits: about 1 ms over onesweep's 13-20 ms; at 2^22 with 8-bit digits 0.02-0.03
+  /// ms over 0.15-0.4). After such a sort, sorts of a size of the same power of two run
+  /// onesweep's sort at once (at 8-bit digits where wide_passes has a plan), as many as
+  /// usual_sorts_after_fallbacks gives for the unbucketed sorts in a row; where one's digit
+  /// counts show keys that would bucket, the next sort checks again.
+  static constexpr unsigned sorts_after_unbucketed_keys(unsigned in_a_row) {
+    return usual_sorts_after_fallbacks(in_a_row);
+  }
+
   /// How much keys crowd their `top` bucket digits (the last of `counts_of_varying`): the
   /// largest share of n keys that one value of one of those digits holds (1/256 for uniform
   /// 8-bit digits).
@@ -71,6 +83,10 @@ class HybridPlan : public OnesweepPlan {
   bool last_sort_skipped_buckets() const { return skipped_buckets_; }
   /// Whether the last sort ran its usual passes through the 8-bit plan (see wide_passes).
   bool last_sort_ran_wide_passes() const { return ran_wide_passes_; }
+  /// Whether the last sort ran onesweep's sort at once, without counting its digits for the
+  /// buckets first, because keys of a size of the same power of two lately did not bucket (see
+  /// sorts_after_unbucketed_keys).
+  bool last_sort_skipped_bucket_check() const { return skipped_bucket_check_; }
 
  private:
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
@@ -138,6 +154,25 @@ class HybridPlan : public OnesweepPlan {
   /// ends the run of fallbacks in a row.
   void remember_bucket_sort(std::uint64_t n, double crowding);
 
+  /// Sorts n keys by onesweep's sort without counting for the buckets (see
+  /// sorts_after_unbucketed_keys), and ends those sorts where its digit counts show keys that
+  /// would bucket.
+  void run_without_bucket_check(CommandChain& chain, const PassData& data, std::uint64_t n,
+                                const SortSpec& spec);
+
+  /// Notes whether n keys whose digit counts were read bucket: a sort that does not starts
+  /// (or, in a row, lengthens) the sorts that skip the bucket check, where they can read
+  /// their own counts to see keys change.
+  void remember_bucket_check(std::uint64_t n, const SortSpec& spec, bool bucketed);
+
+  /// The last unbucketed sort's size (power of two), the sorts of that size left to skip the
+  /// bucket check, and the unbucketed sorts of that size in a row.
+  struct Unbucketed {
+    unsigned n_log2 = 64;  // none yet
+    unsigned sorts_left = 0;
+    unsigned in_a_row = 0;
+  };
+
   /// The last fallback's size (power of two), its keys' digit_crowding, the sorts of that size
   /// left to run the usual passes at once, and the fallbacks of alike keys in a row.
   struct Fallback {
@@ -150,6 +185,8 @@ class HybridPlan : public OnesweepPlan {
   std::uint64_t portion_keys_;
   Fallback fallback_;
   bool skipped_buckets_ = false;
+  Unbucketed unbucketed_;
+  bool skipped_bucket_check_ = false;
   std::unique_ptr<OnesweepPlan> wide_passes_;
   bool wide_passes_tried_ = false;
   bool ran_wide_passes_ = false;

@@ -241,7 +241,18 @@ std::vector<cl_uint> OnesweepPlan::read_back(const cl::CommandQueue& queue,
 std::vector<cl_uint> OnesweepPlan::read_counts(const cl::CommandQueue& queue,
                                                const Scratch& scratch, std::size_t passes,
                                                const cl::Event& counted) {
-  return read_back(queue, scratch.counters.histogram(), passes * radix_, counted, "digit counts");
+  last_counts_ =
+      read_back(queue, scratch.counters.histogram(), passes * radix_, counted, "digit counts");
+  return last_counts_;
+}
+
+std::optional<std::vector<std::vector<std::uint64_t>>> OnesweepPlan::last_varying_counts(
+    std::uint64_t n) const {
+  if (last_counts_.empty()) return std::nullopt;
+  std::vector<std::vector<std::uint64_t>> counts;
+  for (std::size_t pass : varying_passes(last_counts_, n, 0, last_counts_.size() / radix_))
+    counts.push_back(digit_counts(last_counts_, pass));
+  return counts;
 }
 
 std::vector<std::uint64_t> OnesweepPlan::digit_counts(const std::vector<cl_uint>& counts,
@@ -263,6 +274,7 @@ std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>
 }
 
 bool OnesweepPlan::begin_sort() {
+  last_counts_.clear();
   const bool fill_counters = !counters_.clean;
   counters_.clean = false;
   return fill_counters;
@@ -307,6 +319,12 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
   }
 }
 
+bool OnesweepPlan::reads_counts(const SortSpec& spec, std::uint64_t n) {
+  return spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
+         (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
+          n >= min_keys_to_read_counts);
+}
+
 void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                        const SortSpec& spec) {
   if (n > max_keys)
@@ -315,12 +333,9 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  const bool reads_counts = spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
-                            (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
-                             n >= min_keys_to_read_counts);
-  const cl::Event counted =
-      count_digits(chain, scratch, data.keys, n, spec, digits.size(), fill_counters,
-                   reads_counts ? EventFor::host : EventFor::nothing);
+  const bool reads = reads_counts(spec, n);
+  const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
+                                         fill_counters, reads ? EventFor::host : EventFor::nothing);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
@@ -329,7 +344,7 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   else
     for (std::size_t p = 0; p < digits.size(); ++p) passes.push_back(p);
   const bool read_after_first_pass =
-      reads_counts && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
+      reads && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
   if (!passes.empty())
     enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes), counted,
                    read_after_first_pass);

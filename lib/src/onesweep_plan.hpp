@@ -1,7 +1,9 @@
 // The onesweep plan: one histogram read for all passes, then one look-back kernel per pass.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "device_buffer.hpp"
 #include "sort_plan.hpp"
@@ -35,6 +37,12 @@ class OnesweepPlan : public SortPlan {
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
   void reserve(std::uint64_t n) override;
+
+  /// Whether run() reads the digit counts of n keys back (see min_keys_to_read_counts).
+  static bool reads_counts(const SortSpec& spec, std::uint64_t n);
+  /// The digit counts of each varying pass (least significant first) of the last sort, of n
+  /// keys, where it read them back; none where it did not.
+  std::optional<std::vector<std::vector<std::uint64_t>>> last_varying_counts(std::uint64_t n) const;
 
  protected:
   /// Builds the kernel template `template_name` for the configuration into program_, and its
@@ -143,6 +151,7 @@ class OnesweepPlan : public SortPlan {
   cl::Kernel portion_histogram_kernel_, portion_pass_kernel_;
   DeviceBuffer scratch_keys_, scratch_values_, counters_buffer_;
   Counters counters_;
+  std::vector<cl_uint> last_counts_;  // the last sort's digit counts, where it read them
 };
 
 }  // namespace clsort::detail
