@@ -161,15 +161,15 @@ BOOST_AUTO_TEST_CASE(sorts_every_distribution_and_bit_range) {
   }
 }
 
-// Half the keys share their top two bytes (by the digit counts, two top passes make buckets of
-// less than a key): their bucket is larger than segment_rank ranks by comparison and, at n keys,
-// `fits` the segment kernel's tile or not.
-void sort_one_heavy_bucket(const Params& p, bool fits) {
+// Half the keys share their top `shared_bytes` bytes (by the digit counts, two top passes make
+// buckets of less than a key): their bucket is larger than segment_rank ranks by comparison and,
+// at n keys, `fits` the segment kernel's tile or not.
+void sort_one_heavy_bucket(const Params& p, bool fits, unsigned shared_bytes = 2) {
   const Params segment = segment_params(p, 8, 4);
   const std::uint64_t tile = single_group_capacity(segment);
   const std::uint64_t limit = detail::segment_rank_shape(segment).bucket_limit;
   const std::size_t n = (fits ? 1 : 2) * tile + 1;
-  const std::vector<std::uint64_t> keys = heavy_buckets(n, 2);
+  const std::vector<std::uint64_t> keys = heavy_buckets(n, shared_bytes);
   BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
                          byte_counts(keys), n, detail::HybridPlan::bucket_target(limit)) == 2u);
   const std::uint64_t heavy = (n + 1) / 2;  // the keys at even positions
@@ -187,10 +187,11 @@ BOOST_AUTO_TEST_CASE(buckets_too_large_to_rank_go_to_the_segment_kernel) {
     }
 }
 
-// The sort falls back to the passes over every digit and must still be stable.
-BOOST_AUTO_TEST_CASE(an_overflowing_segment_falls_back_to_every_pass) {
+// The sort buckets by two digits more (which spread keys sharing their top two bytes) or falls
+// back to the passes over every digit (keys sharing their top four), and must still be stable.
+BOOST_AUTO_TEST_CASE(an_overflowing_segment_buckets_deeper_or_falls_back_to_every_pass) {
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      sort_one_heavy_bucket(p, false);
+      for (unsigned shared_bytes : {2u, 4u}) sort_one_heavy_bucket(p, false, shared_bytes);
     }
 }
 
@@ -244,59 +245,77 @@ BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
     }
 }
 
-// After a sort falls back (a bucket larger than the segment kernel's tile holding unequal
-// keys), the next sorts of a size of the same power of two whose keys crowd their top digits as
-// much run the usual passes at once (7, then 15 after a second fallback in a row); the one after
-// them tries the buckets again. Uniform keys of that size and sorts of other sizes are not held
-// back; alike keys that hold their buckets end the fallbacks in a row. Every sort matches the
-// stable order.
-BOOST_AUTO_TEST_CASE(sorts_after_a_fallback_run_the_usual_passes_for_a_while) {
+// After a sort's ranking overflows (a bucket larger than the segment kernel's tile holding
+// unequal keys), it buckets by two digits more, from the keys in bucket order (half the keys
+// sharing their top two bytes then spread), or, where those overflow too (half sharing their top
+// four), falls back to the usual passes. The next sorts of a size of the same power of two whose
+// keys crowd their top digits as much do the same at once, without the overflowing try (7, then
+// 15 after a second overflow in a row); the one after them tries the buckets again. Uniform keys
+// of that size and sorts of other sizes are not held back; alike keys that hold their buckets
+// end the overflows in a row. Every sort matches the stable order.
+BOOST_AUTO_TEST_CASE(sorts_after_an_overflow_skip_the_buckets_for_a_while) {
   using detail::HybridPlan;
-  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(1) == 7u);
-  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(2) == 15u);
-  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(4) == 63u);
-  BOOST_TEST(HybridPlan::usual_sorts_after_fallbacks(9) == 63u);
-  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      HybridPlan plan(test_context(), test_device(),
-                      detail::KernelConfig{KeyType::u64, 4, false, p});
-      const std::uint64_t tile = single_group_capacity(segment_params(p, 8, 4));
-      const std::size_t n = 2 * tile + 1;
-      const std::vector<std::uint64_t> heavy = heavy_buckets(n, 2);
-      // As crowded in the top byte, but spread over the second: buckets small enough to rank.
-      std::vector<std::uint64_t> alike = heavy_buckets(n, 1);
-      const std::vector<std::uint64_t> uniform =
-          make_keys<std::uint64_t>(Distribution::uniform, n + 2, 71);
-      const std::vector<std::uint64_t> other_size =
-          make_keys<std::uint64_t>(Distribution::uniform, 2 * n + 1, 73);
-      const auto expect_buckets_tried = [&](const std::vector<std::uint64_t>& keys,
-                                            const char* what, bool fall_back) {
-        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, what);
-        BOOST_TEST(!plan.last_sort_skipped_buckets(), what);
-        BOOST_TEST(plan.last_bucket_passes() > 0u, what);
-        BOOST_TEST(plan.last_sort_fell_back() == fall_back, what);
-      };
-      const auto expect_skipped = [&](unsigned sorts, const char* what) {
-        for (unsigned sort = 0; sort < sorts; ++sort) {
-          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, SortOptions{sort % 2 == 1},
-                                                          what);
-          BOOST_TEST(plan.last_sort_skipped_buckets(), what << ", sort " << sort);
-          BOOST_TEST(plan.last_bucket_passes() == 0u, what << ", sort " << sort);
-          BOOST_TEST(!plan.last_sort_fell_back(), what << ", sort " << sort);
-          if (sort % 3 == 0) {
-            expect_buckets_tried(uniform, "uniform keys between", false);
-            expect_buckets_tried(other_size, "another size between", false);
+  BOOST_TEST(HybridPlan::sorts_skipping_buckets(1) == 7u);
+  BOOST_TEST(HybridPlan::sorts_skipping_buckets(2) == 15u);
+  BOOST_TEST(HybridPlan::sorts_skipping_buckets(4) == 63u);
+  BOOST_TEST(HybridPlan::sorts_skipping_buckets(9) == 63u);
+  for (const Params& p : hybrid_variants())
+    for (const unsigned shared_bytes : {2u, 4u})
+      BOOST_TEST_CONTEXT(nlohmann::json(p).dump() << ", " << shared_bytes << " bytes shared") {
+        HybridPlan plan(test_context(), test_device(),
+                        detail::KernelConfig{KeyType::u64, 4, false, p});
+        const Params segment = segment_params(p, 8, 4);
+        const std::size_t n = 2 * single_group_capacity(segment) + 1;
+        const std::vector<std::uint64_t> heavy = heavy_buckets(n, shared_bytes);
+        const std::size_t top = HybridPlan::bucket_passes(
+            varying_byte_counts(heavy), n,
+            HybridPlan::bucket_target(detail::segment_rank_shape(segment).bucket_limit));
+        BOOST_TEST_REQUIRE(top == 2u);
+        const bool deeper_holds = shared_bytes == 2;
+        const std::size_t deeper = top + HybridPlan::extra_bucket_digits;
+        // As crowded in the top byte, but spread over the second: buckets small enough to rank.
+        const std::vector<std::uint64_t> alike = heavy_buckets(n, 1);
+        const std::vector<std::uint64_t> uniform =
+            make_keys<std::uint64_t>(Distribution::uniform, n + 2, 71);
+        const std::vector<std::uint64_t> other_size =
+            make_keys<std::uint64_t>(Distribution::uniform, 2 * n + 1, 73);
+        const auto expect_buckets_tried = [&](const std::vector<std::uint64_t>& keys,
+                                              const char* what, bool overflow) {
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, what);
+          BOOST_TEST(!plan.last_sort_skipped_buckets(), what);
+          BOOST_TEST(plan.last_sort_overflowed() == overflow, what);
+          BOOST_TEST(plan.last_sort_went_deeper() == overflow, what);
+          BOOST_TEST(plan.last_sort_fell_back() == (overflow && !deeper_holds), what);
+          if (overflow)
+            BOOST_TEST(plan.last_bucket_passes() == deeper, what);
+          else
+            BOOST_TEST(plan.last_bucket_passes() > 0u, what);
+        };
+        const auto expect_skipped = [&](unsigned sorts, const char* what) {
+          for (unsigned sort = 0; sort < sorts; ++sort) {
+            expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, SortOptions{sort % 2 == 1},
+                                                            what);
+            BOOST_TEST(plan.last_sort_skipped_buckets(), what << ", sort " << sort);
+            BOOST_TEST(plan.last_sort_went_deeper() == deeper_holds, what << ", sort " << sort);
+            BOOST_TEST(plan.last_bucket_passes() == (deeper_holds ? deeper : 0u),
+                       what << ", sort " << sort);
+            BOOST_TEST(!plan.last_sort_overflowed(), what << ", sort " << sort);
+            BOOST_TEST(!plan.last_sort_fell_back(), what << ", sort " << sort);
+            if (sort % 3 == 0) {
+              expect_buckets_tried(uniform, "uniform keys between", false);
+              expect_buckets_tried(other_size, "another size between", false);
+            }
           }
-        }
-      };
-      expect_buckets_tried(heavy, "heavy bucket", true);
-      expect_skipped(7, "after one fallback");
-      expect_buckets_tried(heavy, "heavy bucket again", true);
-      expect_skipped(15, "after two in a row");
-      expect_buckets_tried(alike, "alike keys that hold their buckets", false);
-      expect_buckets_tried(heavy, "heavy bucket after those", true);
-      expect_skipped(7, "after one fallback again");
-      expect_buckets_tried(heavy, "heavy bucket once more", true);
-    }
+        };
+        expect_buckets_tried(heavy, "heavy bucket", true);
+        expect_skipped(7, "after one overflow");
+        expect_buckets_tried(heavy, "heavy bucket again", true);
+        expect_skipped(15, "after two in a row");
+        expect_buckets_tried(alike, "alike keys that hold their buckets", false);
+        expect_buckets_tried(heavy, "heavy bucket after those", true);
+        expect_skipped(7, "after one overflow again");
+        expect_buckets_tried(heavy, "heavy bucket once more", true);
+      }
 }
 
 // Digit crowding: the largest share of the keys one value of a bucket digit holds.
@@ -421,9 +440,10 @@ BOOST_AUTO_TEST_CASE(narrow_digits_run_the_usual_passes_at_eight_bits) {
       BOOST_TEST(wide.count(Distribution::low_bits) == 1u);
       BOOST_TEST(wide.count(Distribution::few_distinct) == 1u);
       BOOST_TEST(wide.count(Distribution::uniform) == 0u);
-      // Half the keys in one bucket of their top 16 bits, the three top 6-bit digits, and so
-      // few keys that three bucket passes (2^16 buckets of the others) reach the target: after
-      // an odd number of bucket passes the keys in bucket order lie in scratch.
+      // Half the keys share their top 40 bits: one bucket of the three top 6-bit digits, so few
+      // keys that three bucket passes (2^16 buckets of the others) reach the target, and of the
+      // five the sort buckets by after that overflows: after an odd number of bucket passes the
+      // keys in bucket order lie in scratch.
       const Params segment = segment_params(p, 8, 4);
       const std::uint64_t target =
           detail::HybridPlan::bucket_target(detail::segment_rank_shape(segment).bucket_limit);
@@ -432,11 +452,12 @@ BOOST_AUTO_TEST_CASE(narrow_digits_run_the_usual_passes_at_eight_bits) {
       BOOST_TEST_REQUIRE(n / 2 > tile);
       // Beside it, in the same bucket of the top two digits, a bucket for the segment kernel
       // (tile / 2 keys), which the rank step leaves alone in the array it writes.
-      std::vector<std::uint64_t> keys = heavy_buckets(n, 2);
+      std::vector<std::uint64_t> keys = heavy_buckets(n, 5);
       for (std::size_t i = 1; i < tile; i += 2)
         keys[i] = (keys[i] & 0xFFFFFFFFFFFFull) | std::uint64_t{0x8081} << 48;
       expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, "overflowing bucket");
-      BOOST_TEST_REQUIRE(plan.last_bucket_passes() == 3u);
+      BOOST_TEST(plan.last_sort_overflowed());
+      BOOST_TEST_REQUIRE(plan.last_bucket_passes() == 3u + detail::HybridPlan::extra_bucket_digits);
       BOOST_TEST(plan.last_sort_fell_back());
       BOOST_TEST(plan.last_sort_ran_wide_passes());
       // The same keys again skip the buckets, and their usual passes run at 8 bits too.

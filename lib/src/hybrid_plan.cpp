@@ -114,6 +114,8 @@ std::optional<std::size_t> HybridPlan::guess_first_pass(const std::vector<PassDi
 void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
                      const SortSpec& spec) {
   bucket_passes_run_ = 0;
+  overflowed_ = false;
+  went_deeper_ = false;
   fell_back_ = false;
   guess_held_ = false;
   ran_wide_passes_ = false;
@@ -145,7 +147,11 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   if (!varying.empty()) remember_bucket_check(n, spec, top > 0);
   const double crowding = digit_crowding(counts, top, n);
   skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n, crowding);
-  if (skipped_buckets_) top = 0;
+  if (skipped_buckets_) {
+    const std::size_t deeper = top + fallback_.extra_digits;
+    top = fallback_.extra_digits > 0 && deeper < varying.size() ? deeper : 0;
+    went_deeper_ = top > 0;
+  }
   const std::vector<std::size_t> first_passes =
       top > 0 ? std::vector<std::size_t>(varying.end() - top, varying.end()) : varying;
   OnesweepPlan* wide = top == 0 && !varying.empty() ? wide_passes() : nullptr;
@@ -197,13 +203,18 @@ bool HybridPlan::alike_last_fallback(std::uint64_t n, double crowding) const {
 }
 
 void HybridPlan::remember_bucket_sort(std::uint64_t n, double crowding) {
+  if (skipped_buckets_) {  // bucketed by the extra digits at once
+    if (fell_back_) fallback_.extra_digits = 0;
+    return;
+  }
   const bool alike = alike_last_fallback(n, crowding);
-  if (!fell_back_) {
+  if (!overflowed_) {
     if (alike) fallback_.in_a_row = 0;
     return;
   }
   const unsigned in_a_row = alike ? fallback_.in_a_row + 1 : 1;
-  fallback_ = {floor_log2(n), crowding, usual_sorts_after_fallbacks(in_a_row), in_a_row};
+  fallback_ = {floor_log2(n), crowding, sorts_skipping_buckets(in_a_row), in_a_row,
+               went_deeper_ && !fell_back_ ? extra_bucket_digits : 0};
 }
 
 double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
@@ -216,8 +227,8 @@ double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>&
 }
 
 bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n, double crowding) {
-  if (fallback_.usual_sorts_left == 0 || !alike_last_fallback(n, crowding)) return false;
-  --fallback_.usual_sorts_left;
+  if (fallback_.sorts_left == 0 || !alike_last_fallback(n, crowding)) return false;
+  --fallback_.sorts_left;
   return true;
 }
 
@@ -237,26 +248,32 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
                                      const PassData& data, std::uint64_t n, const SortSpec& spec,
                                      const Passes& passes, const std::vector<std::size_t>& varying,
                                      const std::vector<std::size_t>& bucket_digits) {
-  const std::size_t top = bucket_digits.size();
-  bucket_passes_run_ = top;
   const PassData* from = guess_held_ ? &scratch.data : &data;
   const PassData* to = guess_held_ ? &data : &scratch.data;
-  for (std::size_t run = guess_held_ ? 1 : 0; run < top; ++run) {
-    const std::size_t pass = bucket_digits[run];
-    enqueue_pass(chain, scratch, *from, *to, n, spec, pass, passes.first_run + run,
-                 passes.digits[pass]);
-    std::swap(from, to);
-  }
+  std::size_t run = passes.first_run + (guess_held_ ? 1 : 0);
+  // Passes over `digits` from `first` on, then the segment step; whether a segment overflowed.
+  const auto bucket_by = [&](const std::vector<std::size_t>& digits, std::size_t first) {
+    for (std::size_t d = first; d < digits.size(); ++d) {
+      enqueue_pass(chain, scratch, *from, *to, n, spec, digits[d], run++, passes.digits[digits[d]]);
+      std::swap(from, to);
+    }
+    bucket_passes_run_ = digits.size();
+    return sort_segments(chain, *from, data, n, spec, passes.digits[digits.front()].shift);
+  };
   // An overflowing segment leaves `from` holding every key in bucket order, each equal key
-  // still after those before it in the input: the usual passes over it sort stably.
-  fell_back_ =
-      sort_segments(chain, *from, data, n, spec, passes.digits[bucket_digits.front()].shift);
+  // still after those before it in the input: passes over any digits from there sort stably.
+  fell_back_ = overflowed_ = bucket_by(bucket_digits, guess_held_ ? 1 : 0);
+  const std::size_t deeper = bucket_digits.size() + extra_bucket_digits;
+  if (overflowed_ && !went_deeper_ && deeper < varying.size()) {
+    went_deeper_ = true;
+    fell_back_ = bucket_by({varying.end() - static_cast<std::ptrdiff_t>(deeper), varying.end()}, 0);
+  }
   if (!fell_back_) return;
   if (OnesweepPlan* wide = wide_passes())
     run_wide_passes(chain, *wide, *from, data, n, spec);
   else
     enqueue_passes(chain, scratch, data, n, spec, passes.digits, varying, passes.counted, false,
-                   from, passes.first_run + top);
+                   from, run);
 }
 
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,

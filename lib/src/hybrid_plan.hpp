@@ -40,16 +40,25 @@ class HybridPlan : public OnesweepPlan {
   /// ranking 9 ps plus 1.1 ps per key of the average bucket).
   static std::uint64_t bucket_target(std::uint64_t bucket_limit);
 
-  /// Sorts that run the usual passes at once after a fallback (large buckets of unequal keys:
-  /// heavy hitters, keys crowding a few values of their top digits, which tend to come again):
-  /// sorts of a size of the same power of two whose keys crowd their bucket digits at least half
-  /// as much (alike keys; see digit_crowding). Falling back costs the bucket passes and the rank
-  /// step on top of the usual passes (H200, u64 keys at 2^24 with 3 keys in 8 in four values of
-  /// their top 16 bits: 1.66 ms against 1.05); the sort after these tries the buckets again.
-  /// 7 after one fallback, 15, 31 and then 63 after that many `in_a_row` (no sort of alike keys
+  /// Digits more than bucket_passes chose that a sort buckets by after a bucket of unequal keys
+  /// overflows the segment kernel's tile (heavy hitters: keys crowding a few values of their top
+  /// digits), in passes over all of them from the keys in bucket order, before it falls back to
+  /// the usual passes. u64 keys with 3 in 8 in four values of their top 16 bits make buckets of
+  /// about 6,000 keys at 2^24 after three 8-bit passes; one more digit leaves buckets of about 24,
+  /// whose ranking costs about what a pass does, two leave under one key.
+  static constexpr std::size_t extra_bucket_digits = 2;
+
+  /// Sorts that skip the buckets bucket_passes chooses after an overflow (see
+  /// extra_bucket_digits; such keys tend to come again): sorts of a size of the same power of two
+  /// whose keys crowd their bucket digits at least half as much (alike keys; see digit_crowding)
+  /// bucket by the extra digits at once where those held the overflowing keys' buckets, else run
+  /// the usual passes at once. The overflow costs the bucket passes and the rank step (H200, u64
+  /// keys at 2^24 with 3 keys in 8 in four values of their top 16 bits: 1.66 ms with the usual
+  /// passes after them, against 1.05 without); the sort after these tries the buckets again.
+  /// 7 after one overflow, 15, 31 and then 63 after that many `in_a_row` (no sort of alike keys
   /// holding its buckets between them), so that keys which keep overflowing pay for it once in
   /// 64 sorts.
-  static constexpr unsigned usual_sorts_after_fallbacks(unsigned in_a_row) {
+  static constexpr unsigned sorts_skipping_buckets(unsigned in_a_row) {
     return (8u << ((in_a_row < 4 ? in_a_row : 4) - 1)) - 1;
   }
 
@@ -59,10 +68,10 @@ class HybridPlan : public OnesweepPlan {
   /// 6-bit digits: about 1 ms over onesweep's 13-20 ms; at 2^22 with 8-bit digits 0.02-0.03
   /// ms over 0.15-0.4). After such a sort, sorts of a size of the same power of two run
   /// onesweep's sort at once (at 8-bit digits where wide_passes has a plan), as many as
-  /// usual_sorts_after_fallbacks gives for the unbucketed sorts in a row; where one's digit
+  /// sorts_skipping_buckets gives for the unbucketed sorts in a row; where one's digit
   /// counts show keys that would bucket, the next sort checks again.
   static constexpr unsigned sorts_after_unbucketed_keys(unsigned in_a_row) {
-    return usual_sorts_after_fallbacks(in_a_row);
+    return sorts_skipping_buckets(in_a_row);
   }
 
   /// How much keys crowd their `top` bucket digits (the last of `counts_of_varying`): the
@@ -71,15 +80,19 @@ class HybridPlan : public OnesweepPlan {
   static double digit_crowding(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
                                std::size_t top, std::uint64_t n);
 
-  /// The top passes the last sort ran before ranking in buckets (0: the usual passes only),
-  /// and whether its buckets then needed the usual passes after all (a bucket larger than the
-  /// segment kernel's tile holding unequal keys); for tests and diagnostics.
+  /// The top passes the last sort ran before its last ranking in buckets (0: the usual passes
+  /// only), whether its first ranking overflowed (a bucket larger than the segment kernel's tile
+  /// holding unequal keys), whether it bucketed by extra_bucket_digits more digits (after its
+  /// own overflow or an alike sort's), and whether its buckets then needed the usual passes
+  /// after all; for tests and diagnostics.
   std::size_t last_bucket_passes() const { return bucket_passes_run_; }
+  bool last_sort_overflowed() const { return overflowed_; }
+  bool last_sort_went_deeper() const { return went_deeper_; }
   bool last_sort_fell_back() const { return fell_back_; }
   /// Whether the last sort's first pass was the one run while the digit counts were read.
   bool last_guess_held() const { return guess_held_; }
-  /// Whether the last sort ran the usual passes because one of the same power-of-two size fell
-  /// back lately (see usual_sorts_after_fallbacks).
+  /// Whether the last sort skipped the buckets bucket_passes chose because alike keys of the
+  /// same power-of-two size overflowed lately (see sorts_skipping_buckets).
   bool last_sort_skipped_buckets() const { return skipped_buckets_; }
   /// Whether the last sort ran its usual passes through the 8-bit plan (see wide_passes).
   bool last_sort_ran_wide_passes() const { return ran_wide_passes_; }
@@ -128,7 +141,8 @@ class HybridPlan : public OnesweepPlan {
                             const std::vector<std::size_t>& varying);
 
   /// The passes over `bucket_digits` (the top varying digits, least significant first), then
-  /// the segment step, and the usual passes over `varying` where a segment overflows.
+  /// the segment step; where a segment overflows, the same over extra_bucket_digits more digits
+  /// (unless this sort took them already), then the usual passes over `varying`.
   void enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch, const PassData& data,
                            std::uint64_t n, const SortSpec& spec, const Passes& passes,
                            const std::vector<std::size_t>& varying,
@@ -145,13 +159,13 @@ class HybridPlan : public OnesweepPlan {
   /// fallback's: a size of the same power of two, at least half its crowding.
   bool alike_last_fallback(std::uint64_t n, double crowding) const;
 
-  /// Whether the usual passes run at once for n keys crowding their bucket digits as much as
-  /// `crowding` after a recent fallback (and counts this sort against those left).
+  /// Whether n keys crowding their bucket digits as much as `crowding` skip the buckets
+  /// bucket_passes chose after a recent overflow (and counts this sort against those left).
   bool skip_buckets_after_fallback(std::uint64_t n, double crowding);
 
   /// Notes how the bucket sort of n keys crowding their digits as much as `crowding` ended:
-  /// a fallback starts the sorts that skip the buckets, one of alike keys that held its buckets
-  /// ends the run of fallbacks in a row.
+  /// an overflow starts the sorts that skip the buckets (bucketing by the extra digits where
+  /// those held), one of alike keys that held its buckets ends the run of overflows in a row.
   void remember_bucket_sort(std::uint64_t n, double crowding);
 
   /// Sorts n keys by onesweep's sort without counting for the buckets (see
@@ -173,13 +187,16 @@ class HybridPlan : public OnesweepPlan {
     unsigned in_a_row = 0;
   };
 
-  /// The last fallback's size (power of two), its keys' digit_crowding, the sorts of that size
-  /// left to run the usual passes at once, and the fallbacks of alike keys in a row.
+  /// The last overflow's size (power of two), its keys' digit_crowding, the sorts of that size
+  /// left to skip the buckets bucket_passes chooses, the overflows of alike keys in a row, and
+  /// the digits more than bucket_passes chose that alike sorts bucket by (0: they run the usual
+  /// passes).
   struct Fallback {
     unsigned n_log2 = 64;  // none yet
     double crowding = 0;
-    unsigned usual_sorts_left = 0;
+    unsigned sorts_left = 0;
     unsigned in_a_row = 0;
+    std::size_t extra_digits = 0;
   };
 
   std::uint64_t portion_keys_;
@@ -195,6 +212,8 @@ class HybridPlan : public OnesweepPlan {
   cl::Kernel segment_kernel_;
   DeviceBuffer segment_counts_, segment_ranges_;
   std::size_t bucket_passes_run_ = 0;
+  bool overflowed_ = false;
+  bool went_deeper_ = false;
   bool fell_back_ = false;
   Choice last_choice_;
   bool guess_held_ = false;
