@@ -195,6 +195,42 @@ BOOST_AUTO_TEST_CASE(an_overflowing_segment_buckets_deeper_or_falls_back_to_ever
     }
 }
 
+// Every other key in one of 16 buckets of their top two bytes (the rest spread): 16 buckets
+// larger than segment_rank ranks by comparison but within the segment kernel's tile, holding
+// half the keys. Listed for segment_sort, they would be sorted one work-group each; the sort
+// buckets by two digits more instead, which spreads them.
+BOOST_AUTO_TEST_CASE(many_ranges_for_the_segment_kernel_bucket_deeper) {
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      detail::HybridPlan plan(test_context(), test_device(),
+                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      const Params segment = segment_params(p, 8, 4);
+      const std::uint64_t tile = single_group_capacity(segment);
+      const detail::SegmentRankShape shape = detail::segment_rank_shape(segment);
+      const std::size_t n = 2 * tile + 1;
+      const std::size_t groups = 16;
+      std::vector<std::uint64_t> keys = make_keys<std::uint64_t>(Distribution::uniform, n, 79);
+      for (std::size_t i = 0; i < n; i += 2)
+        keys[i] = (keys[i] & 0xFFFFFFFFFFFFull) | (0x8000 + (i / 2) % groups) << 48;
+      const std::uint64_t bucket = n / 2 / groups;
+      BOOST_TEST_REQUIRE(bucket > shape.bucket_limit);
+      BOOST_TEST_REQUIRE(bucket <= tile);
+      BOOST_TEST_REQUIRE(groups * shape.stride >= n / 8);
+      BOOST_TEST_REQUIRE(groups >= detail::HybridPlan::listed_ranges_per_unit *
+                                       test_device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+      BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
+                             varying_byte_counts(keys), n,
+                             detail::HybridPlan::bucket_target(shape.bucket_limit)) == 2u);
+      for (bool descending : {false, true}) {
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{descending},
+                                                        "16 crowded buckets");
+        BOOST_TEST(plan.last_sort_went_deeper(), "descending " << descending);
+        BOOST_TEST(plan.last_bucket_passes() == 2u + detail::HybridPlan::extra_bucket_digits,
+                   "descending " << descending);
+        BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
+      }
+    }
+}
+
 // n keys of which every other one is `repeated` and the rest are spread but never share its top
 // two bytes: the repeated keys make one bucket of about n / 2 keys, all equal.
 std::vector<std::uint64_t> one_repeated_key(std::size_t n, std::uint64_t repeated) {

@@ -251,20 +251,23 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
   const PassData* from = guess_held_ ? &scratch.data : &data;
   const PassData* to = guess_held_ ? &data : &scratch.data;
   std::size_t run = passes.first_run + (guess_held_ ? 1 : 0);
-  // Passes over `digits` from `first` on, then the segment step; whether a segment overflowed.
+  const std::size_t deeper = bucket_digits.size() + extra_bucket_digits;
+  const bool may_go_deeper = !went_deeper_ && deeper < varying.size();
+  // Passes over `digits` from `first` on, then the segment step; whether the keys need more.
   const auto bucket_by = [&](const std::vector<std::size_t>& digits, std::size_t first) {
     for (std::size_t d = first; d < digits.size(); ++d) {
       enqueue_pass(chain, scratch, *from, *to, n, spec, digits[d], run++, passes.digits[digits[d]]);
       std::swap(from, to);
     }
     bucket_passes_run_ = digits.size();
-    return sort_segments(chain, *from, data, n, spec, passes.digits[digits.front()].shift);
+    return sort_segments(chain, *from, data, n, spec, passes.digits[digits.front()].shift,
+                         may_go_deeper && digits.size() < deeper);
   };
-  // An overflowing segment leaves `from` holding every key in bucket order, each equal key
-  // still after those before it in the input: passes over any digits from there sort stably.
+  // A segment step that overflows (or lists too many ranges) leaves `from` holding every key in
+  // bucket order, each equal key still after those before it in the input: passes over any
+  // digits from there sort stably.
   fell_back_ = overflowed_ = bucket_by(bucket_digits, guess_held_ ? 1 : 0);
-  const std::size_t deeper = bucket_digits.size() + extra_bucket_digits;
-  if (overflowed_ && !went_deeper_ && deeper < varying.size()) {
+  if (overflowed_ && may_go_deeper) {
     went_deeper_ = true;
     fell_back_ = bucket_by({varying.end() - static_cast<std::ptrdiff_t>(deeper), varying.end()}, 0);
   }
@@ -277,7 +280,8 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
 }
 
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
-                               std::uint64_t n, const SortSpec& spec, unsigned bucket_shift) {
+                               std::uint64_t n, const SortSpec& spec, unsigned bucket_shift,
+                               bool may_go_deeper) {
   const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
   const cl::Buffer& counts = segment_counts_.at_least(context_, 8, "segment counts");
   // A work-group lists at most two ranges: its buckets, and a large bucket split off them.
@@ -301,7 +305,11 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
   const std::vector<cl_uint> listed_and_overflowed =
       read_back(chain.queue(), counts, 2, ranked, "segment counts");
   if (listed_and_overflowed[1] != 0) return true;
-  if (listed_and_overflowed[0] == 0) return false;
+  const std::uint64_t listed = listed_and_overflowed[0];
+  if (listed == 0) return false;
+  if (may_go_deeper && listed >= listed_ranges_per_unit * compute_units_ &&
+      listed * rank_shape_.stride >= n / 8)
+    return true;
   KernelArgs sort(segment_kernel_, false);
   sort.buffer(from.keys).buffer(data.keys);
   if (config_.value_bytes > 0) sort.buffer(from.values).buffer(data.values);

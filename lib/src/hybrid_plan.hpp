@@ -48,6 +48,13 @@ class HybridPlan : public OnesweepPlan {
   /// whose ranking costs about what a pass does, two leave under one key.
   static constexpr std::size_t extra_bucket_digits = 2;
 
+  /// A sort buckets by extra_bucket_digits more digits too where segment_rank lists so many
+  /// ranges for segment_sort (at least this many a compute unit, their strides covering at least
+  /// an eighth of the keys) that sorting them one work-group a range would cost more: heavy
+  /// hitters at 2^28 leave buckets of a few hundred keys after four 8-bit passes (H200, u64 keys
+  /// with 3 in 8 in four values of their top 16 bits: 36 ms, against 9.6 for uniform keys).
+  static constexpr std::uint64_t listed_ranges_per_unit = 4;
+
   /// Sorts that skip the buckets bucket_passes chooses after an overflow (see
   /// extra_bucket_digits; such keys tend to come again): sorts of a size of the same power of two
   /// whose keys crowd their bucket digits at least half as much (alike keys; see digit_crowding)
@@ -82,9 +89,9 @@ class HybridPlan : public OnesweepPlan {
 
   /// The top passes the last sort ran before its last ranking in buckets (0: the usual passes
   /// only), whether its first ranking overflowed (a bucket larger than the segment kernel's tile
-  /// holding unequal keys), whether it bucketed by extra_bucket_digits more digits (after its
-  /// own overflow or an alike sort's), and whether its buckets then needed the usual passes
-  /// after all; for tests and diagnostics.
+  /// holding unequal keys, or too many ranges listed for it: see listed_ranges_per_unit), whether
+  /// it bucketed by extra_bucket_digits more digits (after its own overflow or an alike sort's),
+  /// and whether its buckets then needed the usual passes after all; for tests and diagnostics.
   std::size_t last_bucket_passes() const { return bucket_passes_run_; }
   bool last_sort_overflowed() const { return overflowed_; }
   bool last_sort_went_deeper() const { return went_deeper_; }
@@ -104,9 +111,11 @@ class HybridPlan : public OnesweepPlan {
  private:
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
   /// kernel and whether one overflowed, then enqueues the segment kernel over those ranges.
-  /// Returns whether a range overflowed (the keys then still need the usual passes).
+  /// Returns whether the keys still need passes: a range overflowed, or (where `may_go_deeper`)
+  /// it listed too many ranges (see listed_ranges_per_unit) and ran no segment kernel.
   bool sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
-                     std::uint64_t n, const SortSpec& spec, unsigned bucket_shift);
+                     std::uint64_t n, const SortSpec& spec, unsigned bucket_shift,
+                     bool may_go_deeper);
 
   /// An onesweep plan of this one's shape at 8-bit digits, built at first use, for sorts that
   /// run the usual passes where this plan's digits are narrower: 6-bit digits take 11 passes
