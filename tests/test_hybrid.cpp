@@ -195,36 +195,39 @@ BOOST_AUTO_TEST_CASE(an_overflowing_segment_buckets_deeper_or_falls_back_to_ever
     }
 }
 
-// Every other key in one of 16 buckets of their top two bytes (the rest spread): 16 buckets
-// larger than segment_rank ranks by comparison but within the segment kernel's tile, holding
-// half the keys. Listed for segment_sort, they would be sorted one work-group each; the sort
-// buckets by two digits more instead, which spreads them.
+// Every other key in one of many buckets of the top digits that the sort buckets by (the rest
+// spread), each twice as large as segment_rank ranks by comparison and within the segment
+// kernel's tile, holding half the keys: listed for segment_sort they would be sorted one
+// work-group each, so the sort buckets by two digits more instead, which spreads them.
 BOOST_AUTO_TEST_CASE(many_ranges_for_the_segment_kernel_bucket_deeper) {
+  using detail::HybridPlan;
+  const auto units = test_device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
   for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
-      detail::HybridPlan plan(test_context(), test_device(),
-                              detail::KernelConfig{KeyType::u64, 4, false, p});
+      HybridPlan plan(test_context(), test_device(),
+                      detail::KernelConfig{KeyType::u64, 4, false, p});
       const Params segment = segment_params(p, 8, 4);
-      const std::uint64_t tile = single_group_capacity(segment);
       const detail::SegmentRankShape shape = detail::segment_rank_shape(segment);
-      const std::size_t n = 2 * tile + 1;
-      const std::size_t groups = 16;
+      const std::uint64_t bucket = 2 * shape.bucket_limit;
+      BOOST_TEST_REQUIRE(bucket <= single_group_capacity(segment));
+      // Two buckets start in each of segment_rank's strides, which lists them as one range.
+      const std::uint64_t groups = 4 * HybridPlan::listed_ranges_per_unit * units;
+      const std::size_t n = static_cast<std::size_t>(2 * groups * bucket + 1);
       std::vector<std::uint64_t> keys = make_keys<std::uint64_t>(Distribution::uniform, n, 79);
-      for (std::size_t i = 0; i < n; i += 2)
-        keys[i] = (keys[i] & 0xFFFFFFFFFFFFull) | (0x8000 + (i / 2) % groups) << 48;
-      const std::uint64_t bucket = n / 2 / groups;
-      BOOST_TEST_REQUIRE(bucket > shape.bucket_limit);
-      BOOST_TEST_REQUIRE(bucket <= tile);
-      BOOST_TEST_REQUIRE(groups * shape.stride >= n / 8);
-      BOOST_TEST_REQUIRE(groups >= detail::HybridPlan::listed_ranges_per_unit *
-                                       test_device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
-      BOOST_TEST_REQUIRE(detail::HybridPlan::bucket_passes(
-                             varying_byte_counts(keys), n,
-                             detail::HybridPlan::bucket_target(shape.bucket_limit)) == 2u);
+      const std::size_t top = HybridPlan::bucket_passes(
+          varying_byte_counts(keys), n, HybridPlan::bucket_target(shape.bucket_limit));
+      const unsigned shift = static_cast<unsigned>(64 - 8 * top);
+      for (std::size_t i = 0; i < n; i += 2) {
+        const std::uint64_t group = (std::uint64_t{0x80} << (8 * top - 8)) + (i / 2) % groups;
+        keys[i] = (keys[i] & ((std::uint64_t{1} << shift) - 1)) | group << shift;
+      }
+      BOOST_TEST_REQUIRE(HybridPlan::bucket_passes(varying_byte_counts(keys), n,
+                                                   HybridPlan::bucket_target(shape.bucket_limit)) ==
+                         top);
       for (bool descending : {false, true}) {
         expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{descending},
-                                                        "16 crowded buckets");
+                                                        "many crowded buckets");
         BOOST_TEST(plan.last_sort_went_deeper(), "descending " << descending);
-        BOOST_TEST(plan.last_bucket_passes() == 2u + detail::HybridPlan::extra_bucket_digits,
+        BOOST_TEST(plan.last_bucket_passes() == top + HybridPlan::extra_bucket_digits,
                    "descending " << descending);
         BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
       }
