@@ -147,11 +147,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   if (!varying.empty()) remember_bucket_check(n, spec, top > 0);
   const double crowding = digit_crowding(counts, top, n);
   skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n, crowding);
-  if (skipped_buckets_) {
-    const std::size_t deeper = top + fallback_.extra_digits;
-    top = fallback_.extra_digits > 0 && deeper < varying.size() ? deeper : 0;
-    went_deeper_ = top > 0;
-  }
+  if (skipped_buckets_) top = depth_after_overflow(top, varying.size());
   const std::vector<std::size_t> first_passes =
       top > 0 ? std::vector<std::size_t>(varying.end() - top, varying.end()) : varying;
   OnesweepPlan* wide = top == 0 && !varying.empty() ? wide_passes() : nullptr;
@@ -224,6 +220,12 @@ double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>&
        d < counts_of_varying.size(); ++d)
     for (std::uint64_t count : counts_of_varying[d]) most = std::max(most, count);
   return n > 0 ? static_cast<double>(most) / static_cast<double>(n) : 0;
+}
+
+std::size_t HybridPlan::depth_after_overflow(std::size_t top, std::size_t varying) {
+  const std::size_t deeper = top + fallback_.extra_digits;
+  went_deeper_ = fallback_.extra_digits > 0 && deeper < varying;
+  return went_deeper_ ? deeper : 0;
 }
 
 bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n, double crowding) {

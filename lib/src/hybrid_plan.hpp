@@ -172,6 +172,11 @@ class HybridPlan : public OnesweepPlan {
   /// bucket_passes chose after a recent overflow (and counts this sort against those left).
   bool skip_buckets_after_fallback(std::uint64_t n, double crowding);
 
+  /// The top digits a sort that skips the buckets bucket_passes chose (`top` of `varying`)
+  /// buckets by: the last overflow's extra digits more where those held and leave a digit to
+  /// rank, else none (the usual passes).
+  std::size_t depth_after_overflow(std::size_t top, std::size_t varying);
+
   /// Notes how the bucket sort of n keys crowding their digits as much as `crowding` ended:
   /// an overflow starts the sorts that skip the buckets (bucketing by the extra digits where
   /// those held), one of alike keys that held its buckets ends the run of overflows in a row.
