@@ -123,10 +123,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   skipped_bucket_check_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
     return OnesweepPlan::run(chain, data, n, spec);
-  if (unbucketed_.sorts_left > 0 && unbucketed_.n_log2 == floor_log2(n)) {
-    --unbucketed_.sorts_left;
-    return run_without_bucket_check(chain, data, n, spec);
-  }
+  if (unbucketed_.take(floor_log2(n))) return run_without_bucket_check(chain, data, n, spec);
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
@@ -141,8 +138,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::vector<cl_uint> digits_counted =
       read_counts(chain.queue(), scratch, digits.size(), counted);
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
-  std::vector<std::vector<std::uint64_t>> counts;
-  for (std::size_t pass : varying) counts.push_back(digit_counts(digits_counted, pass));
+  const std::vector<std::vector<std::uint64_t>> counts = digit_counts(digits_counted, varying);
   std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
   if (!varying.empty()) remember_bucket_check(n, spec, top > 0);
   const double crowding = digit_crowding(counts, top, n);
@@ -190,12 +186,23 @@ void HybridPlan::remember_bucket_check(std::uint64_t n, const SortSpec& spec, bo
     return;
   }
   if (!reads_counts(spec, n)) return;  // the skipping sorts could not see the keys change
-  const unsigned in_a_row = unbucketed_.n_log2 == n_log2 ? unbucketed_.in_a_row + 1 : 1;
-  unbucketed_ = {n_log2, sorts_after_unbucketed_keys(in_a_row), in_a_row};
+  unbucketed_.after_miss(n_log2, unbucketed_.n_log2 == n_log2);
+}
+
+void HybridPlan::SkipRun::after_miss(unsigned log2, bool continues) {
+  in_a_row = continues ? in_a_row + 1 : 1;
+  n_log2 = log2;
+  sorts_left = sorts_skipping_buckets(in_a_row);
+}
+
+bool HybridPlan::SkipRun::take(unsigned log2) {
+  if (sorts_left == 0 || log2 != n_log2) return false;
+  --sorts_left;
+  return true;
 }
 
 bool HybridPlan::alike_last_fallback(std::uint64_t n, double crowding) const {
-  return fallback_.n_log2 == floor_log2(n) && crowding >= fallback_.crowding / 2;
+  return fallback_.skips.n_log2 == floor_log2(n) && crowding >= fallback_.crowding / 2;
 }
 
 void HybridPlan::remember_bucket_sort(std::uint64_t n, double crowding) {
@@ -205,12 +212,12 @@ void HybridPlan::remember_bucket_sort(std::uint64_t n, double crowding) {
   }
   const bool alike = alike_last_fallback(n, crowding);
   if (!overflowed_) {
-    if (alike) fallback_.in_a_row = 0;
+    if (alike) fallback_.skips.in_a_row = 0;
     return;
   }
-  const unsigned in_a_row = alike ? fallback_.in_a_row + 1 : 1;
-  fallback_ = {floor_log2(n), crowding, sorts_skipping_buckets(in_a_row), in_a_row,
-               went_deeper_ && !fell_back_ ? extra_bucket_digits : 0};
+  fallback_.skips.after_miss(floor_log2(n), alike);
+  fallback_.crowding = crowding;
+  fallback_.extra_digits = went_deeper_ && !fell_back_ ? extra_bucket_digits : 0;
 }
 
 double HybridPlan::digit_crowding(const std::vector<std::vector<std::uint64_t>>& counts_of_varying,
@@ -229,9 +236,7 @@ std::size_t HybridPlan::depth_after_overflow(std::size_t top, std::size_t varyin
 }
 
 bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n, double crowding) {
-  if (fallback_.sorts_left == 0 || !alike_last_fallback(n, crowding)) return false;
-  --fallback_.sorts_left;
-  return true;
+  return alike_last_fallback(n, crowding) && fallback_.skips.take(floor_log2(n));
 }
 
 void HybridPlan::enqueue_usual_passes(CommandChain& chain, const Scratch& scratch,

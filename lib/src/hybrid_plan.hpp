@@ -193,30 +193,33 @@ class HybridPlan : public OnesweepPlan {
   /// their own counts to see keys change.
   void remember_bucket_check(std::uint64_t n, const SortSpec& spec, bool bucketed);
 
-  /// The last unbucketed sort's size (power of two), the sorts of that size left to skip the
-  /// bucket check, and the unbucketed sorts of that size in a row.
-  struct Unbucketed {
+  /// Sorts that skip a step after it did not pay (see sorts_skipping_buckets): the size (power
+  /// of two) of the last sort it did not pay for, the sorts of that size left to skip it, and
+  /// the sorts it did not pay for in a row.
+  struct SkipRun {
     unsigned n_log2 = 64;  // none yet
     unsigned sorts_left = 0;
     unsigned in_a_row = 0;
+    /// Starts the skips after a sort of size `log2` for which the step did not pay, one more in
+    /// a row where `continues`.
+    void after_miss(unsigned log2, bool continues);
+    /// Whether a sort of size `log2` skips the step (and counts it against those left).
+    bool take(unsigned log2);
   };
 
-  /// The last overflow's size (power of two), its keys' digit_crowding, the sorts of that size
-  /// left to skip the buckets bucket_passes chooses, the overflows of alike keys in a row, and
-  /// the digits more than bucket_passes chose that alike sorts bucket by (0: they run the usual
+  /// The skips of the buckets after an overflow, that overflow's keys' digit_crowding, and the
+  /// digits more than bucket_passes chose that alike sorts bucket by (0: they run the usual
   /// passes).
   struct Fallback {
-    unsigned n_log2 = 64;  // none yet
+    SkipRun skips;
     double crowding = 0;
-    unsigned sorts_left = 0;
-    unsigned in_a_row = 0;
     std::size_t extra_digits = 0;
   };
 
   std::uint64_t portion_keys_;
   Fallback fallback_;
   bool skipped_buckets_ = false;
-  Unbucketed unbucketed_;
+  SkipRun unbucketed_;  // skips of the bucket check
   bool skipped_bucket_check_ = false;
   std::unique_ptr<OnesweepPlan> wide_passes_;
   bool wide_passes_tried_ = false;

@@ -249,16 +249,21 @@ std::vector<cl_uint> OnesweepPlan::read_counts(const cl::CommandQueue& queue,
 std::optional<std::vector<std::vector<std::uint64_t>>> OnesweepPlan::last_varying_counts(
     std::uint64_t n) const {
   if (last_counts_.empty()) return std::nullopt;
-  std::vector<std::vector<std::uint64_t>> counts;
-  for (std::size_t pass : varying_passes(last_counts_, n, 0, last_counts_.size() / radix_))
-    counts.push_back(digit_counts(last_counts_, pass));
-  return counts;
+  return digit_counts(last_counts_,
+                      varying_passes(last_counts_, n, 0, last_counts_.size() / radix_));
 }
 
 std::vector<std::uint64_t> OnesweepPlan::digit_counts(const std::vector<cl_uint>& counts,
                                                       std::size_t pass) const {
   const auto row = counts.begin() + static_cast<std::ptrdiff_t>(pass * radix_);
   return std::vector<std::uint64_t>(row, row + static_cast<std::ptrdiff_t>(radix_));
+}
+
+std::vector<std::vector<std::uint64_t>> OnesweepPlan::digit_counts(
+    const std::vector<cl_uint>& counts, const std::vector<std::size_t>& passes) const {
+  std::vector<std::vector<std::uint64_t>> rows;
+  for (std::size_t pass : passes) rows.push_back(digit_counts(counts, pass));
+  return rows;
 }
 
 std::vector<std::size_t> OnesweepPlan::varying_passes(const std::vector<cl_uint>& counts,

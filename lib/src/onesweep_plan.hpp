@@ -107,6 +107,9 @@ class OnesweepPlan : public SortPlan {
   /// Keys of each digit of `pass`, from the counts read back.
   std::vector<std::uint64_t> digit_counts(const std::vector<cl_uint>& counts,
                                           std::size_t pass) const;
+  /// digit_counts of each of `passes`.
+  std::vector<std::vector<std::uint64_t>> digit_counts(
+      const std::vector<cl_uint>& counts, const std::vector<std::size_t>& passes) const;
   /// The passes in [first, passes) whose digit varies among n keys, from the counts read back.
   std::vector<std::size_t> varying_passes(const std::vector<cl_uint>& counts, std::uint64_t n,
                                           std::size_t first, std::size_t passes) const;
