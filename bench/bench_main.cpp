@@ -37,6 +37,7 @@ struct Options {
   bool wall_clock = false;   // host clock around enqueue + finish instead of events
   bool return_event = true;  // SortOptions::return_event
   bool host_data = false;    // also time clsort on host arrays (Sorter::sort_host_bytes)
+  bool first_sorts = false;  // every run on a new Sorter: no sort learns from an earlier one
 };
 
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
@@ -46,17 +47,21 @@ std::string clsort_name(const Options& o) {
   if (o.pass_check == ConstantPassCheck::before_first_pass) name += "/check-first";
   if (o.pass_check == ConstantPassCheck::never) name += "/no-check";
   if (!o.return_event) name += "/no-event";
+  if (o.first_sorts) name += "/first";
   if (!o.params_json.empty()) name += "*";
   return name;
 }
 
 // Median milliseconds of `sort` over the repeats after warm-ups; each run starts from the
-// pristine input, restored on the device before the timed bracket opens.
-template <class Sort>
-double time_device(Timer& timer, const Options& o, DeviceInput& input, Sort&& sort) {
+// pristine input, restored on the device (and `before_run` called) before the timed bracket opens.
+template <class Sort, class BeforeRun = void (*)()>
+double time_device(
+    Timer& timer, const Options& o, DeviceInput& input, Sort&& sort,
+    BeforeRun&& before_run = [] {}) {
   std::vector<double> ms;
   for (int r = 0; r < o.warmup + o.repeats; ++r) {
     input.restore();
+    before_run();
     const double t = timer.measure(sort);
     if (r >= o.warmup) ms.push_back(t);
   }
@@ -167,9 +172,12 @@ int run(const Options& o) {
     csv_file << csv_header() << std::endl;
   }
   std::ostream* csv = o.csv.empty() ? nullptr : &csv_file;
-  Sorter sorter = o.params_json.empty()
-                      ? Sorter(queue)
-                      : Sorter(queue, nlohmann::json::parse(o.params_json).get<Params>());
+  const auto new_sorter = [&] {
+    return o.params_json.empty()
+               ? Sorter(queue)
+               : Sorter(queue, nlohmann::json::parse(o.params_json).get<Params>());
+  };
+  Sorter sorter = new_sorter();
   print_profile(sorter, device.device, !o.params_json.empty());
   Timer timer(queue, o.wall_clock);
   const std::uint64_t max_alloc = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
@@ -190,10 +198,21 @@ int run(const Options& o) {
           options.end_bit = o.end_bit;
           options.constant_pass_check = o.pass_check;
           options.return_event = o.return_event;
-          row.median_ms = time_device(timer, o, input, [&] {
-            value_bytes ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
-                        : sorter.sort(input.keys, n, type, options);
-          });
+          // With --first-sorts each run gets a new Sorter, its kernels from the in-memory
+          // program cache and its buffers prepared before the timed bracket.
+          const auto renew_sorter = [&] {
+            if (!o.first_sorts) return;
+            sorter = new_sorter();
+            sorter.prepare(type, value_bytes, n);
+          };
+          row.median_ms = time_device(
+              timer, o, input,
+              [&] {
+                value_bytes
+                    ? sorter.sort_pairs(input.keys, input.values, n, type, value_bytes, options)
+                    : sorter.sort(input.keys, n, type, options);
+              },
+              renew_sorter);
           if (!sorted_on_device(queue, input.keys, n, type, options)) {
             std::cerr << "clsort-bench: clsort returned unsorted " << type_name
                       << " keys at n = " << n << "; no figure reported" << std::endl;
@@ -257,6 +276,9 @@ int main(int argc, char** argv) {
                "clsort's sorts return no event (SortOptions::return_event = false)");
   app.add_flag("--host-data", o.host_data,
                "Also time clsort on host arrays (Sorter::sort_host_bytes: transfers included)");
+  app.add_flag("--first-sorts", o.first_sorts,
+               "Time every run on a new Sorter (prepared outside the timing), so that no sort "
+               "reuses what an earlier one learned about the keys");
   app.add_option("--end-bit", o.end_bit, "clsort sorts only bits [0, END) (anchors: all bits)");
   const std::map<std::string, ConstantPassCheck> pass_checks{
       {"after-first", ConstantPassCheck::after_first_pass},

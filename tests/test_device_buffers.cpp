@@ -136,6 +136,46 @@ BOOST_AUTO_TEST_CASE(sorts_without_events_run_in_queue_order) {
   }
 }
 
+// prepare() writes into the scratch buffers it has the device back (a zero in each first byte):
+// where a sort still runs, after an odd or an even number of sorts (whose counters alternate),
+// the sorts after it must still come out right.
+BOOST_AUTO_TEST_CASE(prepare_between_sorts_leaves_them_right) {
+  std::vector<std::optional<Params>> sets = one_set_per_algorithm();
+  Params six_bit_hybrid;  // its usual passes run an 8-bit plan of their own
+  six_bit_hybrid.algorithm = Algorithm::hybrid;
+  six_bit_hybrid.radix_bits = 6;
+  six_bit_hybrid.work_group_size = 64;
+  six_bit_hybrid.elements_per_thread = 4;
+  sets.push_back(six_bit_hybrid);
+  for (const std::optional<Params>& params : sets) {
+    Sorter sorter = params ? Sorter(test_queue(), *params) : Sorter(test_queue());
+    const std::size_t n = params && params->algorithm == Algorithm::rank_sort ? 1021 : 30011;
+    BOOST_TEST_CONTEXT((params ? to_string(params->algorithm) : "default")
+                       << (params ? " r" + std::to_string(params->radix_bits) : "")) {
+      sorter.prepare(KeyType::u32, 4, n);
+      std::vector<std::vector<std::uint32_t>> inputs;
+      std::vector<cl::Buffer> key_buffers, value_buffers;
+      std::vector<cl::Event> done;
+      const auto values = position_values<std::uint32_t>(n);
+      for (std::uint64_t i = 0; i < 3; ++i) {
+        inputs.push_back(make_keys<std::uint32_t>(Distribution::uniform, n, 40 + i));
+        key_buffers.push_back(device_copy(inputs.back()));
+        value_buffers.push_back(device_copy(values));
+        done.push_back(
+            sorter.sort_pairs(key_buffers.back(), value_buffers.back(), n, KeyType::u32, 4));
+        sorter.prepare(KeyType::u32, 4, n);
+      }
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const auto order = reference_permutation(inputs[i], {});
+        BOOST_TEST(first_difference(read_back<std::uint32_t>(key_buffers[i], n, done[i]),
+                                    permuted(inputs[i], order)) == n);
+        BOOST_TEST(first_difference(read_back<std::uint32_t>(value_buffers[i], n, done[i]),
+                                    permuted(values, order)) == n);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(sorts_on_an_out_of_order_queue_return_events_even_when_asked_not_to) {
   const cl::CommandQueue queue(test_context(), test_device(),
                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);

@@ -72,6 +72,25 @@ std::size_t HybridPlan::bucket_passes(
   return 0;
 }
 
+std::vector<cl::Buffer> HybridPlan::reserve(std::uint64_t n) {
+  std::vector<cl::Buffer> held = OnesweepPlan::reserve(n);
+  const SegmentBuffers segments = segment_buffers(n);
+  held.push_back(segments.counts);
+  held.push_back(segments.ranges);
+  if (OnesweepPlan* wide = wide_passes()) {
+    const std::vector<cl::Buffer> wide_held = wide->reserve(n);
+    held.insert(held.end(), wide_held.begin(), wide_held.end());
+  }
+  return held;
+}
+
+HybridPlan::SegmentBuffers HybridPlan::segment_buffers(std::uint64_t n) {
+  const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
+  // A work-group lists at most two ranges: its buckets, and a large bucket split off them.
+  return {segment_counts_.at_least(context_, 8, "segment counts"),
+          segment_ranges_.at_least(context_, 16 * groups, "segment ranges")};
+}
+
 OnesweepPlan* HybridPlan::wide_passes() {
   if (wide_passes_tried_ || config_.params.radix_bits >= 8) return wide_passes_.get();
   wide_passes_tried_ = true;
@@ -290,9 +309,7 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
                                std::uint64_t n, const SortSpec& spec, unsigned bucket_shift,
                                bool may_go_deeper) {
   const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
-  const cl::Buffer& counts = segment_counts_.at_least(context_, 8, "segment counts");
-  // A work-group lists at most two ranges: its buckets, and a large bucket split off them.
-  const cl::Buffer& ranges = segment_ranges_.at_least(context_, 16 * groups, "segment ranges");
+  const auto [counts, ranges] = segment_buffers(n);
   chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
     check(chain.queue().enqueueFillBuffer(counts, cl_uint{0}, 0, 8, waits, event), "enqueue fill",
           "segment counts");

@@ -25,6 +25,9 @@ class HybridPlan : public OnesweepPlan {
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
 
+  /// Onesweep's scratch, the segment step's buffers and the 8-bit plan (see wide_passes).
+  std::vector<cl::Buffer> reserve(std::uint64_t n) override;
+
   /// How many of the top varying passes (the last of `counts_of_varying`, each pass's digit
   /// counts) to run as onesweep passes: the fewest that leave buckets of at most
   /// `bucket_target` keys on average (the product of the digits present in each estimates the
@@ -109,6 +112,14 @@ class HybridPlan : public OnesweepPlan {
   bool last_sort_skipped_bucket_check() const { return skipped_bucket_check_; }
 
  private:
+  /// The segment step's buffers for n keys: how many ranges segment_rank listed and whether one
+  /// overflowed (two words), and the ranges (at most two a work-group).
+  struct SegmentBuffers {
+    const cl::Buffer& counts;
+    const cl::Buffer& ranges;
+  };
+  SegmentBuffers segment_buffers(std::uint64_t n);
+
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
   /// kernel and whether one overflowed, then enqueues the segment kernel over those ranges.
   /// Returns whether the keys still need passes: a range overflowed, or (where `may_go_deeper`)

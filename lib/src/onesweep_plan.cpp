@@ -174,9 +174,12 @@ OnesweepPlan::Scratch OnesweepPlan::scratch_for(std::uint64_t n) {
   return s;
 }
 
-void OnesweepPlan::reserve(std::uint64_t n) {
-  scratch_for(n);
+std::vector<cl::Buffer> OnesweepPlan::reserve(std::uint64_t n) {
+  const Scratch scratch = scratch_for(n);
   if (portion_count(n) > 1) build_portion_kernels();
+  std::vector<cl::Buffer> held{scratch.data.keys, scratch.counters.whole};
+  if (config_.value_bytes > 0) held.push_back(scratch.data.values);
+  return held;
 }
 
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,

@@ -36,7 +36,7 @@ class OnesweepPlan : public SortPlan {
   /// dropped). Returns only once the counts are read back, if they are.
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
-  void reserve(std::uint64_t n) override;
+  std::vector<cl::Buffer> reserve(std::uint64_t n) override;
 
   /// Whether run() reads the digit counts of n keys back (see min_keys_to_read_counts).
   static bool reads_counts(const SortSpec& spec, std::uint64_t n);

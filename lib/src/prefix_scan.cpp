@@ -29,13 +29,26 @@ void PrefixScan::run(CommandChain& chain, const cl::Buffer& data, std::uint64_t 
   run_level(chain, data, length, 0);
 }
 
-void PrefixScan::run_level(CommandChain& chain, const cl::Buffer& data, std::uint64_t length,
-                           std::size_t level) {
+std::vector<cl::Buffer> PrefixScan::reserve(std::uint64_t length) {
+  std::vector<cl::Buffer> held;
+  for (std::size_t level = 0;; ++level) {
+    held.push_back(level_sums(level, length));
+    length = (length + tile_ - 1) / tile_;
+    if (length == 1) return held;
+  }
+}
+
+const cl::Buffer& PrefixScan::level_sums(std::size_t level, std::uint64_t length) {
   const std::uint64_t tiles = (length + tile_ - 1) / tile_;
   if (tile_sums_.size() <= level) tile_sums_.resize(level + 1);
   const std::size_t offset_bytes = wide_ ? 8 : 4;
-  const cl::Buffer sums =
-      tile_sums_[level].at_least(context_, tiles * offset_bytes, "scan tile sums");
+  return tile_sums_[level].at_least(context_, tiles * offset_bytes, "scan tile sums");
+}
+
+void PrefixScan::run_level(CommandChain& chain, const cl::Buffer& data, std::uint64_t length,
+                           std::size_t level) {
+  const std::uint64_t tiles = (length + tile_ - 1) / tile_;
+  const cl::Buffer sums = level_sums(level, length);
 
   KernelArgs(scan_tiles_, wide_).buffer(data).offset(length).buffer(sums);
   chain.launch(scan_tiles_, tiles * work_group_size_, work_group_size_);

@@ -18,7 +18,13 @@ class PrefixScan {
   /// Enqueues on `chain` the replacement of data[0, length) by its exclusive prefix sums.
   void run(CommandChain& chain, const cl::Buffer& data, std::uint64_t length);
 
+  /// Allocates the tile sums of every level of a scan of `length` offsets now; returns them.
+  std::vector<cl::Buffer> reserve(std::uint64_t length);
+
  private:
+  /// The tile sums of `level` for a scan of `length` offsets there (grown as needed).
+  const cl::Buffer& level_sums(std::size_t level, std::uint64_t length);
+
   void run_level(CommandChain& chain, const cl::Buffer& data, std::uint64_t length,
                  std::size_t level);
 

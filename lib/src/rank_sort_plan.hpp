@@ -27,6 +27,9 @@ class RankSortPlan : public WholeArrayPlan {
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
 
+  /// The work-groups' counters (no scratch).
+  std::vector<cl::Buffer> reserve(std::uint64_t) override { return {sync_}; }
+
  private:
   /// Work-groups one launch may spread over: one per compute unit on NVIDIA GPUs, where each
   /// holds one at once; one elsewhere, where nothing promises that work-groups which wait

@@ -25,8 +25,13 @@ ReduceThenScanPlan::Scratch ReduceThenScanPlan::scratch_for(std::uint64_t n) {
   return s;
 }
 
-void ReduceThenScanPlan::reserve(std::uint64_t n) {
-  scratch_for(n);
+std::vector<cl::Buffer> ReduceThenScanPlan::reserve(std::uint64_t n) {
+  const Scratch scratch = scratch_for(n);
+  std::vector<cl::Buffer> held = scan_.reserve(histogram_length(n));
+  held.push_back(scratch.data.keys);
+  held.push_back(scratch.histogram);
+  if (radix_.config().value_bytes > 0) held.push_back(scratch.data.values);
+  return held;
 }
 
 void ReduceThenScanPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,

@@ -15,7 +15,7 @@ class ReduceThenScanPlan : public SortPlan {
   /// Runs every pass: this plan never looks for constant-digit passes.
   void run(CommandChain& chain, const PassData& data, std::uint64_t n,
            const SortSpec& spec) override;
-  void reserve(std::uint64_t n) override;
+  std::vector<cl::Buffer> reserve(std::uint64_t n) override;
 
  private:
   struct Scratch {

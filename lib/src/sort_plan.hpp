@@ -31,8 +31,10 @@ class SortPlan {
   virtual void run(CommandChain& chain, const PassData& data, std::uint64_t n,
                    const SortSpec& spec) = 0;
 
-  /// Allocates the scratch buffers for n keys now (they grow on demand otherwise).
-  virtual void reserve(std::uint64_t n) = 0;
+  /// Allocates the scratch buffers for n keys now (they grow on demand otherwise) and builds
+  /// what the sort would build at its first use; returns every buffer the plan holds for n
+  /// keys, for the caller to have the device back them (see Sorter::prepare).
+  virtual std::vector<cl::Buffer> reserve(std::uint64_t n) = 0;
 };
 
 /// The plan for a configuration's algorithm (config.params.algorithm).

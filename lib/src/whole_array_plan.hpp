@@ -9,7 +9,7 @@ namespace clsort::detail {
 class WholeArrayPlan : public SortPlan {
  public:
   /// Needs no scratch: the keys never leave local memory between steps.
-  void reserve(std::uint64_t) override {}
+  std::vector<cl::Buffer> reserve(std::uint64_t) override { return {}; }
 
  protected:
   explicit WholeArrayPlan(const KernelConfig& config) : config_(config) {}
