@@ -454,6 +454,28 @@ BOOST_AUTO_TEST_CASE(the_first_pass_is_guessed_and_dropped_when_wrong) {
     }
 }
 
+// A sort of a size not sorted before guesses its first pass only up to the plan's limit (a
+// pass costs more than the wait it hides from 2^23 keys): beyond it, uniform keys, whose guess
+// would hold, run without one; the next sort of their size guesses from it.
+BOOST_AUTO_TEST_CASE(a_size_not_sorted_before_is_guessed_only_up_to_the_limit) {
+  const std::size_t n = 200003;
+  const std::vector<std::uint64_t> uniform = make_keys<std::uint64_t>(Distribution::uniform, n, 47);
+  for (const Params& p : hybrid_variants()) BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      const detail::KernelConfig config{KeyType::u64, 4, false, p};
+      detail::HybridPlan at_limit(test_context(), test_device(), config,
+                                  detail::OnesweepPlan::max_portion_keys, n);
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(at_limit, uniform, {}, "at the limit");
+      BOOST_TEST(at_limit.last_guess_held());
+      detail::HybridPlan past_limit(test_context(), test_device(), config,
+                                    detail::OnesweepPlan::max_portion_keys, n - 1);
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(past_limit, uniform, {}, "past the limit");
+      BOOST_TEST(!past_limit.last_guess_held());
+      BOOST_TEST(past_limit.last_bucket_passes() > 0u);
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(past_limit, uniform, {}, "again");
+      BOOST_TEST(past_limit.last_guess_held());
+    }
+}
+
 // A hybrid set of narrower digits runs the usual passes, on keys it does not bucket and after
 // an overflowing segment, through an 8-bit onesweep plan (fewer passes); an 8-bit set runs its
 // own. Every sort matches the stable order, descending too.

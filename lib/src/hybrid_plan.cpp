@@ -35,8 +35,11 @@ unsigned floor_log2(std::uint64_t n) {
 }  // namespace
 
 HybridPlan::HybridPlan(const cl::Context& context, const cl::Device& device,
-                       const KernelConfig& config, std::uint64_t portion_keys)
-    : OnesweepPlan(context, device, config, portion_keys), portion_keys_(portion_keys) {
+                       const KernelConfig& config, std::uint64_t portion_keys,
+                       std::uint64_t first_guess_keys)
+    : OnesweepPlan(context, device, config, portion_keys),
+      portion_keys_(portion_keys),
+      first_guess_keys_(first_guess_keys) {
   const KernelConfig segment = segment_config(device, config);
   rank_shape_ = segment_rank_shape(segment.params);
   const cl::Program program = build_single_group(context, device, segment, /*segments=*/true);
@@ -122,6 +125,7 @@ std::optional<std::size_t> HybridPlan::guess_first_pass(const std::vector<PassDi
       if (digits[d].shift == *last_choice_.first_shift) return d;
     return std::nullopt;
   }
+  if (n > first_guess_keys_) return std::nullopt;
   // Keys whose every digit varies and spreads, as uniform keys do: the first of their bucket
   // passes, or of the usual passes.
   const std::vector<std::vector<std::uint64_t>> spread_digits(
@@ -194,7 +198,7 @@ void HybridPlan::run_without_bucket_check(CommandChain& chain, const PassData& d
   const auto counts = ran.last_varying_counts(n);
   if (counts && bucket_passes(*counts, n, bucket_target(rank_shape_.bucket_limit)) > 0) {
     unbucketed_.sorts_left = 0;
-    last_choice_ = {};  // the next sort guesses as for uniform keys
+    last_choice_ = {};  // the next sort guesses as for a size not sorted before
   }
 }
 
