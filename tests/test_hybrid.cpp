@@ -454,9 +454,9 @@ BOOST_AUTO_TEST_CASE(the_first_pass_is_guessed_and_dropped_when_wrong) {
     }
 }
 
-// A sort of a size not sorted before guesses its first pass only up to the plan's limit (a
-// pass costs more than the wait it hides from 2^23 keys): beyond it, uniform keys, whose guess
-// would hold, run without one; the next sort of their size guesses from it.
+// A sort after none or after one of another size guesses its first pass only up to the plan's
+// limit (a pass costs more than the wait it hides from 2^23 keys): beyond it, uniform keys, whose
+// guess would hold, run without one; the next sort of their size guesses from it.
 BOOST_AUTO_TEST_CASE(a_size_not_sorted_before_is_guessed_only_up_to_the_limit) {
   const std::size_t n = 200003;
   const std::vector<std::uint64_t> uniform = make_keys<std::uint64_t>(Distribution::uniform, n, 47);

@@ -198,7 +198,7 @@ void HybridPlan::run_without_bucket_check(CommandChain& chain, const PassData& d
   const auto counts = ran.last_varying_counts(n);
   if (counts && bucket_passes(*counts, n, bucket_target(rank_shape_.bucket_limit)) > 0) {
     unbucketed_.sorts_left = 0;
-    last_choice_ = {};  // the next sort guesses as for a size not sorted before
+    last_choice_ = {};  // the next sort guesses as after a sort of another size
   }
 }
 

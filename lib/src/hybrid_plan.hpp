@@ -16,11 +16,11 @@ class HybridPlan : public OnesweepPlan {
   /// search windows. Larger sorts run onesweep's passes over every digit.
   static constexpr std::uint64_t max_keys = OnesweepPlan::max_keys - (std::uint64_t{1} << 24);
 
-  /// The most keys of a sort that guesses its first pass (see guess_first_pass) though no sort
-  /// of its size came before: a wrong guess costs a pass, a right one saves the wait for the
-  /// digit counts, and from 2^23 keys a pass costs more (H200, the first sorts of new Sorters,
-  /// u64 keys and u64 + u32 at 2^24 and 2^26: without the guess tile keys ran 10-13% faster,
-  /// sorted keys 5-13%, uniform keys 1-7% and heavy hitters 1-2% slower).
+  /// The most keys of a sort that guesses its first pass (see guess_first_pass) though the
+  /// plan's last sort, if any, was of another size: a wrong guess costs a pass, a right one saves
+  /// the wait for the digit counts, and from 2^23 keys a pass costs more (H200, the first sorts of
+  /// new Sorters, u64 keys and u64 + u32 at 2^24 and 2^26: without the guess tile keys ran 10-13%
+  /// faster, sorted keys 5-13%, uniform keys 1-7% and heavy hitters 1-2% slower).
   static constexpr std::uint64_t max_first_guess_keys = (std::uint64_t{1} << 23) - 1;
 
   /// `portion_keys` as for OnesweepPlan: the most keys of one pass launch; `first_guess_keys`:
