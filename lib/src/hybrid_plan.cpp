@@ -313,7 +313,9 @@ bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const 
                                std::uint64_t n, const SortSpec& spec, unsigned bucket_shift,
                                bool may_go_deeper) {
   const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
-  const auto [counts, ranges] = segment_buffers(n);
+  const SegmentBuffers segments = segment_buffers(n);
+  const cl::Buffer& counts = segments.counts;  // C++17 lambdas cannot capture a structured binding
+  const cl::Buffer& ranges = segments.ranges;
   chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
     check(chain.queue().enqueueFillBuffer(counts, cl_uint{0}, 0, 8, waits, event), "enqueue fill",
           "segment counts");
