@@ -104,6 +104,11 @@ std::vector<std::optional<Params>> one_set_per_algorithm() {
   return sets;
 }
 
+// Keys a sort of one_set_per_algorithm's `params` takes: within rank_sort's capacity there.
+std::size_t keys_for(const std::optional<Params>& params) {
+  return params && params->algorithm == Algorithm::rank_sort ? 1021 : 30011;
+}
+
 BOOST_AUTO_TEST_CASE(sorts_without_events_run_in_queue_order) {
   SortOptions no_event;
   no_event.return_event = false;
@@ -111,7 +116,7 @@ BOOST_AUTO_TEST_CASE(sorts_without_events_run_in_queue_order) {
   low_byte_no_event.end_bit = 8;
   for (const std::optional<Params>& params : one_set_per_algorithm()) {
     Sorter sorter = params ? Sorter(test_queue(), *params) : Sorter(test_queue());
-    const std::size_t n = params && params->algorithm == Algorithm::rank_sort ? 1021 : 30011;
+    const std::size_t n = keys_for(params);
     BOOST_TEST_CONTEXT((params ? to_string(params->algorithm) : "default") << ", n = " << n) {
       const auto keys = make_keys<std::uint32_t>(Distribution::uniform, n, 21);
       const auto values = position_values<std::uint32_t>(n);
@@ -149,7 +154,7 @@ BOOST_AUTO_TEST_CASE(prepare_between_sorts_leaves_them_right) {
   sets.push_back(six_bit_hybrid);
   for (const std::optional<Params>& params : sets) {
     Sorter sorter = params ? Sorter(test_queue(), *params) : Sorter(test_queue());
-    const std::size_t n = params && params->algorithm == Algorithm::rank_sort ? 1021 : 30011;
+    const std::size_t n = keys_for(params);
     BOOST_TEST_CONTEXT((params ? to_string(params->algorithm) : "default")
                        << (params ? " r" + std::to_string(params->radix_bits) : "")) {
       sorter.prepare(KeyType::u32, 4, n);

@@ -88,10 +88,13 @@ std::vector<cl::Buffer> HybridPlan::reserve(std::uint64_t n) {
 }
 
 HybridPlan::SegmentBuffers HybridPlan::segment_buffers(std::uint64_t n) {
-  const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
   // A work-group lists at most two ranges: its buckets, and a large bucket split off them.
   return {segment_counts_.at_least(context_, 8, "segment counts"),
-          segment_ranges_.at_least(context_, 16 * groups, "segment ranges")};
+          segment_ranges_.at_least(context_, 16 * rank_groups(n), "segment ranges")};
+}
+
+std::uint64_t HybridPlan::rank_groups(std::uint64_t n) const {
+  return (n + rank_shape_.stride - 1) / rank_shape_.stride;
 }
 
 OnesweepPlan* HybridPlan::wide_passes() {
@@ -312,7 +315,7 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,
                                std::uint64_t n, const SortSpec& spec, unsigned bucket_shift,
                                bool may_go_deeper) {
-  const std::uint64_t groups = (n + rank_shape_.stride - 1) / rank_shape_.stride;
+  const std::uint64_t groups = rank_groups(n);
   const SegmentBuffers segments = segment_buffers(n);
   const cl::Buffer& counts = segments.counts;  // C++17 lambdas cannot capture a structured binding
   const cl::Buffer& ranges = segments.ranges;

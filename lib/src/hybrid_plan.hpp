@@ -128,6 +128,8 @@ class HybridPlan : public OnesweepPlan {
     const cl::Buffer& ranges;
   };
   SegmentBuffers segment_buffers(std::uint64_t n);
+  /// segment_rank's work-groups for n keys: one a stride.
+  std::uint64_t rank_groups(std::uint64_t n) const;
 
   /// Enqueues segment_rank from `from` into data, reads how many ranges it left to the segment
   /// kernel and whether one overflowed, then enqueues the segment kernel over those ranges.

@@ -94,13 +94,17 @@ struct Sorter::Impl {
                   "write buffer", what);
   }
 
+  // The previous sort's event, for commands that must wait for it (none before the first sort).
+  std::vector<cl::Event> after_last_sort() const {
+    return last_sort() ? std::vector<cl::Event>{last_sort} : std::vector<cl::Event>{};
+  }
+
   // Has the device back `buffers` now and waits for it: NVIDIA's OpenCL allocates a buffer's
   // memory at its first use, which cost a new Sorter's first sort 0.3-0.5 ms of 2^20-2^24 keys
   // (H200). Each gets a zero in its first byte, where every plan's buffers may hold one; the
   // writes wait for the previous sort, which may still use them.
   void back_on_device(const std::vector<cl::Buffer>& buffers) {
-    const std::vector<cl::Event> previous =
-        last_sort() ? std::vector<cl::Event>{last_sort} : std::vector<cl::Event>{};
+    const std::vector<cl::Event> previous = after_last_sort();
     std::vector<cl::Event> written(buffers.size());
     for (std::size_t i = 0; i < buffers.size(); ++i)
       detail::check(queue.enqueueFillBuffer(buffers[i], cl_uchar{0}, 0, 1, &previous, &written[i]),
@@ -342,8 +346,7 @@ void Sorter::sort_host_bytes_into(const void* keys_in, void* keys_out, std::size
   if (value_bytes > 0) data.values = s.host_values.at_least(s.context, value_total, "values");
   if (n > 0) {
     // After the previous sort, which may still use the staging buffers if its wait failed.
-    const std::vector<cl::Event> previous =
-        s.last_sort() ? std::vector<cl::Event>{s.last_sort} : std::vector<cl::Event>{};
+    const std::vector<cl::Event> previous = s.after_last_sort();
     s.upload_host(data.keys, keys_in, key_bytes, previous, "keys to the device");
     if (value_bytes > 0)
       s.upload_host(data.values, values_in, value_total, previous, "values to the device");
