@@ -25,21 +25,22 @@ void check(cudaError_t status, const char* what) {
 // around the sort and a stream synchronize, as clsort-bench --wall-clock times clsort.
 enum class Clock { events, host };
 
-template <class K>
+// V is the value type; value_bytes 0 sorts keys alone.
+template <class K, class V>
 double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsigned char>& keys,
                 int end_bit, Clock clock, int warmup, int repeats) {
   K *pristine, *k0, *k1;
-  unsigned *v0 = nullptr, *v1 = nullptr;
+  V *v0 = nullptr, *v1 = nullptr;
   check(cudaMalloc(&pristine, n * sizeof(K)), "cudaMalloc");
   check(cudaMalloc(&k0, n * sizeof(K)), "cudaMalloc");
   check(cudaMalloc(&k1, n * sizeof(K)), "cudaMalloc");
   check(cudaMemcpy(pristine, keys.data(), n * sizeof(K), cudaMemcpyHostToDevice), "copy in");
   if (value_bytes) {
-    check(cudaMalloc(&v0, n * 4), "cudaMalloc");
-    check(cudaMalloc(&v1, n * 4), "cudaMalloc");
+    check(cudaMalloc(&v0, n * sizeof(V)), "cudaMalloc");
+    check(cudaMalloc(&v1, n * sizeof(V)), "cudaMalloc");
   }
   cub::DoubleBuffer<K> key_buffers(k0, k1);
-  cub::DoubleBuffer<unsigned> value_buffers(v0, v1);
+  cub::DoubleBuffer<V> value_buffers(v0, v1);
   std::size_t temp_bytes = 0;
   if (value_bytes)
     cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_buffers, value_buffers, n, 0, end_bit);
@@ -78,11 +79,66 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
   return ms[ms.size() / 2];
 }
 
+// CUB's time for one case: the key type by name, values of 0 (keys alone), 4 or 8 bytes.
+double time_case(const std::string& type, std::size_t value_bytes, std::size_t n,
+                 const std::vector<unsigned char>& keys, int end_bit, Clock clock) {
+  const auto time = [&](auto key, auto value) {
+    return time_cub<decltype(key), decltype(value)>(n, value_bytes, keys, end_bit, clock, 2, 10);
+  };
+  const auto with_values = [&](auto key) {
+    return value_bytes == 8 ? time(key, 0ULL) : time(key, 0U);
+  };
+  if (type == "u8") return with_values((unsigned char)0);
+  if (type == "u16") return with_values((unsigned short)0);
+  if (type == "u32") return with_values(0U);
+  if (type == "u64") return with_values(0ULL);
+  if (type == "f32") return with_values(0.0f);
+  return with_values(0.0);
+}
+
+std::size_t key_bytes_of(const std::string& type) {
+  if (type == "u8") return 1;
+  if (type == "u16") return 2;
+  if (type == "u32" || type == "f32") return 4;
+  if (type == "u64" || type == "f64") return 8;
+  return 0;
+}
+
+struct Case {
+  std::string type;
+  std::size_t value_bytes;
+};
+
+// "u32,u32+4,..." -> cases; an unknown type or value size ends the program with its name.
+std::vector<Case> parse_cases(const std::string& list) {
+  std::vector<Case> cases;
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t end = std::min(list.find(',', begin), list.size());
+    const std::string item = list.substr(begin, end - begin);
+    const std::size_t plus = item.find('+');
+    Case c{item.substr(0, plus), 0};
+    if (plus != std::string::npos)
+      c.value_bytes = std::strtoul(item.c_str() + plus + 1, nullptr, 10);
+    if (key_bytes_of(c.type) == 0 ||
+        (c.value_bytes != 0 && c.value_bytes != 4 && c.value_bytes != 8)) {
+      std::fprintf(stderr, "clsort-bench-cub: unknown case '%s' (TYPE or TYPE+4 or TYPE+8)\n",
+                   item.c_str());
+      std::exit(2);
+    }
+    cases.push_back(c);
+    begin = end + 1;
+  }
+  return cases;
+}
+
 }  // namespace
 
-// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT [CLOCK]]]; prints CSV
-// rows. With END_BIT above 0, keys are sorted by their bits [0, END_BIT) only (where the key is
-// wider). CLOCK is `events` (the default) or `host`; host-clock rows are named cub/host.
+// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT [CLOCK [CASES]]]];
+// prints CSV rows. With END_BIT above 0, keys are sorted by their bits [0, END_BIT) only (where
+// the key is wider). CLOCK is `events` (the default) or `host`; host-clock rows are named
+// cub/host. CASES lists key types (u8, u16, u32, u64, f32, f64), each with +4 or +8 for values
+// of that many bytes; the default is u32,u32+4,f32,f32+4,u64,u64+4,f64.
 int main(int argc, char** argv) {
   const int min_log2 = argc > 1 ? std::atoi(argv[1]) : 20;
   const int max_log2 = argc > 2 ? std::atoi(argv[2]) : 28;
@@ -90,6 +146,8 @@ int main(int argc, char** argv) {
   const std::string distribution = argc > 4 ? argv[4] : "uniform";
   const int end_bit_arg = argc > 5 ? std::atoi(argv[5]) : 0;
   const std::string clock_name = argc > 6 ? argv[6] : "events";
+  const std::vector<Case> cases =
+      parse_cases(argc > 7 ? argv[7] : "u32,u32+4,f32,f32+4,u64,u64+4,f64");
   if (clock_name != "events" && clock_name != "host") {
     std::fprintf(stderr, "clsort-bench-cub: CLOCK must be events or host, not '%s'\n",
                  clock_name.c_str());
@@ -99,28 +157,17 @@ int main(int argc, char** argv) {
   cudaDeviceProp properties;
   check(cudaGetDeviceProperties(&properties, 0), "device");
   std::printf("%s\n", csv_header());
-  struct Case {
-    const char* type;
-    std::size_t key_bytes;
-    std::size_t value_bytes;
-  };
-  for (const Case c : {Case{"u32", 4, 0}, Case{"u32", 4, 4}, Case{"f32", 4, 0}, Case{"f32", 4, 4},
-                       Case{"u64", 8, 0}, Case{"u64", 8, 4}, Case{"f64", 8, 0}}) {
+  for (const Case& c : cases) {
+    const std::size_t key_bytes = key_bytes_of(c.type);
     for (int log2n = min_log2; log2n <= max_log2; log2n += step) {
       const std::size_t n = std::size_t{1} << log2n;
-      const auto keys = make_key_bytes(distribution, n, c.key_bytes, 42 + log2n);
-      const std::string type = c.type;
-      const int key_bits = static_cast<int>(c.key_bytes * 8);
+      const auto keys = make_key_bytes(distribution, n, key_bytes, 42 + log2n);
+      const int key_bits = static_cast<int>(key_bytes * 8);
       const int end_bit = end_bit_arg > 0 ? std::min(end_bit_arg, key_bits) : key_bits;
-      double ms = 0;
-      if (type == "u32") ms = time_cub<unsigned>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
-      if (type == "f32") ms = time_cub<float>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
-      if (type == "u64")
-        ms = time_cub<unsigned long long>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
-      if (type == "f64") ms = time_cub<double>(n, c.value_bytes, keys, end_bit, clock, 2, 10);
+      const double ms = time_case(c.type, c.value_bytes, n, keys, end_bit, clock);
       std::string name = end_bit < key_bits ? "cub/" + std::to_string(end_bit) + "b" : "cub";
       if (clock == Clock::host) name += "/host";
-      const Row row{name, properties.name, type, c.value_bytes, distribution, n, ms};
+      const Row row{name, properties.name, c.type, c.value_bytes, distribution, n, ms};
       std::printf("%s\n", csv_line(row).c_str());
     }
   }
