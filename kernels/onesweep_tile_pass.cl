@@ -361,7 +361,26 @@
     slot_digits[i] = (uchar)digit;
 {% endif %}
   }
-{% if value_bytes > 0 %}
+{% if value_rounds > 1 %}
+  /* 6. The values wait in registers and pass through the same buffer, once every key is out of
+     it, in rounds of {{ round_slots }} slots, so that values wider than the keys need room for
+     one round's only. */
+  value_t own_values[EPT];
+  #pragma unroll
+  for (uint j = 0; j < EPT; ++j) own_values[j] = HAS_KEY(j) ? values_in[POSITION(j)] : 0;
+  __local value_t* sorted_values = (__local value_t*)tile_buffer;
+  for (uint first = 0; first < tile_size; first += {{ round_slots }}) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (uint j = 0; j < EPT; ++j)
+      if (HAS_KEY(j) && slots[j] - first < {{ round_slots }})
+        sorted_values[slots[j] - first] = own_values[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint round_end = min(first + {{ round_slots }}, tile_size);
+    for (uint i = first + lid; i < round_end; i += WG)
+      values_out[(offset_t)(global_minus_local[slot_digits[i]] + i)] = sorted_values[i - first];
+  }
+{% elif value_bytes > 0 %}
   /* 6. The same for the values, through the same buffer once every key is out of it. */
   __local value_t* sorted_values = (__local value_t*)tile_buffer;
   barrier(CLK_LOCAL_MEM_FENCE);

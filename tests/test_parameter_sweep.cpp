@@ -254,6 +254,65 @@ BOOST_AUTO_TEST_CASE(onesweep_warp_match_compact_digit_tables) {
   }
 }
 
+// Values staged in rounds, held in registers meanwhile: 8-byte values of 1-, 2- and 4-byte keys
+// and 16-byte values of 8-byte keys, whose tiles then need room for a round's values only. Rounds
+// that divide the tile and one that does not (3 of 320 slots), in onesweep and fused_onesweep
+// (hybrid's passes are onesweep's); on NVIDIA at 256 x 24 with warp_match ranking, as the H200
+// sorts u32 keys with u64 values. Sizes of one partial tile, whole tiles and many tiles, every
+// distribution, both orders.
+BOOST_AUTO_TEST_CASE(values_in_rounds) {
+  struct Case {
+    Algorithm algorithm;
+    int work_group_size, elements_per_thread, value_rounds;
+  };
+  Params warp;
+  warp.algorithm = Algorithm::onesweep;
+  warp.ranking = Ranking::warp_match;
+  const bool nvidia = runs_warp_match({warp});
+  const std::vector<Case> cases = nvidia ? std::vector<Case>{{Algorithm::onesweep, 256, 24, 2},
+                                                             {Algorithm::fused_onesweep, 64, 5, 3},
+                                                             {Algorithm::onesweep, 128, 8, 4}}
+                                         : std::vector<Case>{{Algorithm::onesweep, 64, 4, 2},
+                                                             {Algorithm::fused_onesweep, 64, 5, 3},
+                                                             {Algorithm::onesweep, 32, 8, 4}};
+  for (const Case& c : cases) {
+    Params p;
+    p.algorithm = c.algorithm;
+    p.ranking = nvidia ? Ranking::warp_match : Ranking::bitmask;
+    p.work_group_size = c.work_group_size;
+    p.elements_per_thread = c.elements_per_thread;
+    p.value_rounds = c.value_rounds;
+    p.prefetch_values = nvidia ? 1 : 0;
+    BOOST_TEST_CONTEXT(nlohmann::json(p).dump()) {
+      Params at_once = p;
+      at_once.value_rounds = 1;
+      const std::uint64_t local = test_device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+      BOOST_TEST(clsort::detail::onesweep_layout(p, 4, 8, local).tile_buffer_bytes <
+                 clsort::detail::onesweep_layout(at_once, 4, 8, local).tile_buffer_bytes);
+      Sorter sorter(test_queue(), p);
+      const std::size_t tile = static_cast<std::size_t>(c.work_group_size * c.elements_per_thread);
+      for (std::size_t n : {std::size_t{1}, tile - 1, tile, 3 * tile + 1, std::size_t{20011}})
+        for (Distribution d : all_distributions()) {
+          const std::string name = to_string(d);
+          const SortOptions descending{true};
+          if (c.value_rounds == 4) {
+            expect_sorted_pairs<std::uint64_t, Value16>(sorter, make_keys<std::uint64_t>(d, n, n),
+                                                        {}, name);
+            expect_sorted_pairs<std::uint8_t, std::uint64_t>(
+                sorter, make_keys<std::uint8_t>(d, n, n + 1), descending, name);
+            continue;
+          }
+          expect_sorted_pairs<std::uint32_t, std::uint64_t>(
+              sorter, make_keys<std::uint32_t>(d, n, n + 2), {}, name);
+          expect_sorted_pairs<float, std::uint64_t>(sorter, make_keys<float>(d, n, n + 3),
+                                                    descending, name);
+          expect_sorted_pairs<std::int16_t, std::uint64_t>(
+              sorter, make_keys<std::int16_t>(d, n, n + 4), {}, name);
+        }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(hybrid_warp_match_ranking) {
   const auto sets = sweep(Algorithm::hybrid, Ranking::warp_match);
   if (runs_warp_match(sets))

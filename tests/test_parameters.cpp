@@ -82,6 +82,13 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   without = p;
   without.erase("occupancy_groups");
   BOOST_TEST(without.get<Params>().occupancy_groups == 0);
+  p.value_rounds = 2;
+  BOOST_TEST(json(p)["value_rounds"] == 2);
+  BOOST_TEST((json(p).get<Params>() == p));
+  // Sets written before the field was known stage their values at once.
+  without = p;
+  without.erase("value_rounds");
+  BOOST_TEST(without.get<Params>().value_rounds == 1);
 }
 
 BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
@@ -132,6 +139,11 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
     j = good;
     j[name] = "2";
     expect_json_error(j, "'" + name + "' must be an integer");
+  }
+  for (int rounds : {0, 5}) {
+    j = good;
+    j["value_rounds"] = rounds;
+    expect_json_error(j, "'value_rounds' = " + std::to_string(rounds) + " is outside [1, 4]");
   }
   j = good;
   j["radix_bitz"] = 4;
@@ -194,6 +206,13 @@ BOOST_AUTO_TEST_CASE(validate_rejects_out_of_range_fields) {
   BOOST_CHECK_NO_THROW(validate(p));
   p.algorithm = Algorithm::hybrid;  // its passes share a program with its segment sorts
   expect_invalid(p, "occupancy_groups = 2 needs algorithm = onesweep");
+  p = Params{};
+  p.value_rounds = 2;  // reduce_then_scan scatters values without a tile buffer
+  expect_invalid(p, "value_rounds = 2 needs algorithm = onesweep, hybrid or fused_onesweep");
+  for (Algorithm a : {Algorithm::onesweep, Algorithm::hybrid, Algorithm::fused_onesweep}) {
+    p.algorithm = a;
+    BOOST_CHECK_NO_THROW(validate(p));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(device_limits_are_enforced) {

@@ -447,9 +447,34 @@ BOOST_AUTO_TEST_CASE(the_summary_names_the_optional_fields_that_are_on) {
   p.prefetch_values = 1;
   p.resident_groups = 2;
   p.occupancy_groups = 3;
+  p.value_rounds = 2;
   BOOST_TEST(tune::describe(p) ==
              "onesweep/warp_match r8 wg256 ept30 prefetch_ahead1 prefetch_values resident2 "
-             "occupancy3");
+             "occupancy3 value_rounds2");
+}
+
+// Keys alone have no values to stage: value_rounds 1 and 2 are one candidate for them and two
+// for pairs; a space that leaves the field out stages values at once.
+BOOST_AUTO_TEST_CASE(value_rounds_are_a_choice_for_pairs_only) {
+  nlohmann::json fields = nlohmann::json::parse(R"({
+    "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [4],
+    "ranking": ["bitmask"], "algorithm": ["onesweep"],
+    "scan_work_group_size": [64], "scan_elements_per_thread": [4],
+    "prefetch_ahead": [0], "prefetch_values": [0], "value_rounds": [1, 2],
+    "constraints": ["valid"]
+  })");
+  const tune::SearchSpace space = tune::parse_search_space(fields);
+  const std::vector<Params> keys = tune::candidates(space, test_device(), 4, 0);
+  BOOST_TEST_REQUIRE(keys.size() == 1u);
+  BOOST_TEST(keys[0].value_rounds == 1);
+  const std::vector<Params> pairs = tune::candidates(space, test_device(), 4, 8);
+  BOOST_TEST_REQUIRE(pairs.size() == 2u);
+  BOOST_TEST(pairs[0].value_rounds != pairs[1].value_rounds);
+  fields.erase("value_rounds");
+  const std::vector<Params> at_once =
+      tune::candidates(tune::parse_search_space(fields), test_device(), 4, 8);
+  BOOST_TEST_REQUIRE(at_once.size() == 1u);
+  BOOST_TEST(at_once[0].value_rounds == 1);
 }
 
 // Occupancy hints are candidates where the compiler takes them (NVIDIA); elsewhere the sets that

@@ -15,11 +15,12 @@ using nlohmann::json;
 const std::vector<std::string> field_names{
     "radix_bits",      "work_group_size",      "elements_per_thread",      "ranking",
     "algorithm",       "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead",
-    "prefetch_values", "resident_groups",      "occupancy_groups"};
+    "prefetch_values", "resident_groups",      "occupancy_groups",         "value_rounds"};
 
 // Fields a space may leave out, and the one value they then take.
 const std::map<std::string, json> optional_fields{{"resident_groups", json::array({0})},
-                                                  {"occupancy_groups", json::array({0})}};
+                                                  {"occupancy_groups", json::array({0})},
+                                                  {"value_rounds", json::array({1})}};
 
 using Constraint =
     std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
@@ -140,8 +141,11 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
       fields[field_names[f]] = space.values.at(field_names[f])[index[f]];
     try {
       Params p = fields.get<Params>();
-      // Keys alone have no values to prefetch: one candidate, not two alike.
-      if (value_bytes == 0) p.prefetch_values = 0;
+      // Keys alone have no values to prefetch or stage: one candidate, not several alike.
+      if (value_bytes == 0) {
+        p.prefetch_values = 0;
+        p.value_rounds = 1;
+      }
       // A compiler that takes no occupancy hint builds sets that differ only in it alike.
       if (!takes_occupancy) p.occupancy_groups = 0;
       bool keep = std::none_of(result.begin(), result.end(),
@@ -168,7 +172,8 @@ int differences(const Params& params, const Params& reference) {
          (a.algorithm != b.algorithm) + (a.scan_work_group_size != b.scan_work_group_size) +
          (a.scan_elements_per_thread != b.scan_elements_per_thread) +
          (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values) +
-         (a.resident_groups != b.resident_groups) + (a.occupancy_groups != b.occupancy_groups);
+         (a.resident_groups != b.resident_groups) + (a.occupancy_groups != b.occupancy_groups) +
+         (a.value_rounds != b.value_rounds);
 }
 
 std::string describe(const Params& p) {
@@ -179,6 +184,7 @@ std::string describe(const Params& p) {
   if (p.prefetch_values > 0) s << " prefetch_values";
   if (p.resident_groups > 0) s << " resident" << p.resident_groups;
   if (p.occupancy_groups > 0) s << " occupancy" << p.occupancy_groups;
+  if (p.value_rounds > 1) s << " value_rounds" << p.value_rounds;
   return s.str();
 }
 

@@ -40,7 +40,8 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
 int differences(const Params& params, const Params& reference);
 
 /// A set in a few words for the tuner's summary ("onesweep/warp_match r8 wg256 ept30"), naming
-/// the optional fields that are on ("prefetch_ahead1 prefetch_values resident3 occupancy3").
+/// the optional fields that are on ("prefetch_ahead1 prefetch_values resident3 occupancy3
+/// value_rounds2").
 std::string describe(const Params& params);
 
 }  // namespace clsort::tune

@@ -60,6 +60,10 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["prefetch_values"] = config.params.prefetch_values > 0 && config.value_bytes > 0 &&
                                  key_kind(config.key_type) != KeyKind::floating_point;
   variables["resident_groups"] = config.params.resident_groups > 0;
+  // Values staged in rounds: the tile's slots each round holds.
+  const std::uint64_t rounds = config.params.value_rounds;
+  variables["value_rounds"] = static_cast<std::int64_t>(config.value_bytes > 0 ? rounds : 1);
+  variables["round_slots"] = static_cast<std::int64_t>((tile_keys() + rounds - 1) / rounds);
   variables["portions"] = false;
   template_variables_ = variables;
   program_ =

@@ -21,7 +21,7 @@ struct IntField {
   bool optional = false;  ///< may be absent from JSON (then the default); written always
 };
 
-constexpr std::array<IntField, 9> int_fields{{
+constexpr std::array<IntField, 10> int_fields{{
     {"radix_bits", &Params::radix_bits, 1, 8},
     {"work_group_size", &Params::work_group_size, 1, 4096},
     {"elements_per_thread", &Params::elements_per_thread, 1, 65536},
@@ -31,6 +31,7 @@ constexpr std::array<IntField, 9> int_fields{{
     {"prefetch_values", &Params::prefetch_values, 0, 1},
     {"resident_groups", &Params::resident_groups, 0, 8, true},
     {"occupancy_groups", &Params::occupancy_groups, 0, 8, true},
+    {"value_rounds", &Params::value_rounds, 1, 4, true},
 }};
 
 constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
@@ -128,8 +129,10 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
   detail::OnesweepLayout layout;
   layout.scatter_while_ranking = scatter_while_ranking;
   layout.compact_digit_tables = compact_digit_tables;
-  // Keys, then (once the keys are written out) values, take turns in one tile buffer.
-  layout.tile_buffer_bytes = tile * std::max(key_bytes, value_bytes);
+  // Keys, then (once the keys are written out) values, take turns in one tile buffer; values
+  // staged in rounds need room for one round's.
+  const auto rounds = static_cast<std::size_t>(p.value_rounds);
+  layout.tile_buffer_bytes = std::max(tile * key_bytes, (tile + rounds - 1) / rounds * value_bytes);
   std::size_t ranking_tables = digit_count(p) * ((wg + 31) / 32 + 1) * 4;  // bitmask ranking
   if (p.ranking == Ranking::warp_match) {
     const std::size_t warp_table = warp_table_bytes(p);
@@ -184,6 +187,7 @@ Params segment_kernel_base(const Params& p) {
   segment.algorithm = Algorithm::single_group;
   segment.prefetch_ahead = 0;
   segment.prefetch_values = 0;
+  segment.value_rounds = 1;
   segment.elements_per_thread = 1;
   if (segment.ranking == Ranking::bitmask) segment.ranking = Ranking::serial;
   return segment;
@@ -338,6 +342,10 @@ void validate(const Params& params) {
                 "prefetch_values = " + std::to_string(params.prefetch_values) +
                     " needs ranking = warp_match and algorithm = onesweep, hybrid or "
                     "fused_onesweep (0 otherwise)");
+  if (params.value_rounds > 1 && !runs_onesweep_passes(params.algorithm))
+    throw Error("validate parameters",
+                "value_rounds = " + std::to_string(params.value_rounds) +
+                    " needs algorithm = onesweep, hybrid or fused_onesweep (1 otherwise)");
 }
 
 std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size_t value_bytes) {
@@ -414,6 +422,12 @@ Params default_params(const cl::Device& device, std::size_t key_bytes, std::size
     // 49.1 with 28; u32 pairs: 33.6 with 28, 32.4 with 24, 26.0 with 16.
     p.elements_per_thread = key_bytes <= 4 ? (value_bytes == 0 ? 24 : 28) : 16;
     p.prefetch_values = value_bytes > 0 ? 1 : 0;
+    // 8-byte values of narrower keys in 2 rounds (H200, u32 keys + u64 values at 2^28: 256 x 24
+    // so 9.7 ms, 256 x 17, the most that stage them at once, 12.3).
+    if (key_bytes <= 4 && value_bytes == 8) {
+      p.elements_per_thread = 24;
+      p.value_rounds = 2;
+    }
   }
   const auto fits = [&] {
     return local_memory_bytes(p, key_bytes, value_bytes) <= limits.local_memory_bytes;

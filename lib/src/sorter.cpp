@@ -137,6 +137,7 @@ struct Sorter::Impl {
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;
       // onesweep's own fields, which reduce_then_scan refuses
       p.prefetch_ahead = p.prefetch_values = p.resident_groups = p.occupancy_groups = 0;
+      p.value_rounds = 1;
     } else if (p.algorithm == Algorithm::fused_onesweep &&
                n > detail::OnesweepPlan::max_portion_keys) {
       p.algorithm = Algorithm::onesweep;  // which runs its passes in portions

@@ -161,6 +161,14 @@ struct Params {
   /// (the compiler's choice fits 2), u32 + u32, whose values' prefetch holds more, 1-4% slower;
   /// the tuner chooses per class. Optional in JSON (0 where absent).
   int occupancy_groups = 0;
+  /// onesweep, hybrid and fused_onesweep only (1 elsewhere): 1 stages a tile's values in local
+  /// memory all at once, through a buffer of the tile's keys or values, whichever are wider; 2-4
+  /// hold each work-item's values in registers and stage them in that many rounds of the tile's
+  /// slots, so that values wider than the keys need a buffer of only 1/value_rounds of the tile's
+  /// values and tiles can be larger. H200, u32 keys + u64 values at 2^28: 256 x 17 all at once
+  /// 12.3 ms, 256 x 24 in 2 rounds 9.7; the tuner chooses per class. Optional in JSON (1 where
+  /// absent).
+  int value_rounds = 1;
 
   bool operator==(const Params& other) const;
   bool operator!=(const Params& other) const { return !(*this == other); }
@@ -169,7 +177,7 @@ struct Params {
   auto fields() const {
     return std::tie(radix_bits, work_group_size, elements_per_thread, ranking, algorithm,
                     scan_work_group_size, scan_elements_per_thread, prefetch_ahead, prefetch_values,
-                    resident_groups, occupancy_groups);
+                    resident_groups, occupancy_groups, value_rounds);
   }
 };
 
