@@ -453,9 +453,10 @@ BOOST_AUTO_TEST_CASE(the_summary_names_the_optional_fields_that_are_on) {
              "occupancy3 value_rounds2");
 }
 
-// Keys alone have no values to stage: value_rounds 1 and 2 are one candidate for them and two
-// for pairs; a space that leaves the field out stages values at once.
-BOOST_AUTO_TEST_CASE(value_rounds_are_a_choice_for_pairs_only) {
+// Only values wider than the tile buffer's slots gain room from rounds: value_rounds 1 and 2 are
+// one candidate for keys alone and for values no wider than the keys (or a word), two for wider
+// ones; a space that leaves the field out stages values at once.
+BOOST_AUTO_TEST_CASE(value_rounds_are_a_choice_for_wide_values_only) {
   nlohmann::json fields = nlohmann::json::parse(R"({
     "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [4],
     "ranking": ["bitmask"], "algorithm": ["onesweep"],
@@ -464,12 +465,17 @@ BOOST_AUTO_TEST_CASE(value_rounds_are_a_choice_for_pairs_only) {
     "constraints": ["valid"]
   })");
   const tune::SearchSpace space = tune::parse_search_space(fields);
-  const std::vector<Params> keys = tune::candidates(space, test_device(), 4, 0);
-  BOOST_TEST_REQUIRE(keys.size() == 1u);
-  BOOST_TEST(keys[0].value_rounds == 1);
-  const std::vector<Params> pairs = tune::candidates(space, test_device(), 4, 8);
-  BOOST_TEST_REQUIRE(pairs.size() == 2u);
-  BOOST_TEST(pairs[0].value_rounds != pairs[1].value_rounds);
+  for (auto [key_bytes, value_bytes] : {std::pair{4, 0}, {4, 4}, {1, 4}, {8, 8}}) {
+    const std::vector<Params> narrow =
+        tune::candidates(space, test_device(), key_bytes, value_bytes);
+    BOOST_TEST_REQUIRE(narrow.size() == 1u);
+    BOOST_TEST(narrow[0].value_rounds == 1);
+  }
+  for (auto [key_bytes, value_bytes] : {std::pair{4, 8}, {2, 8}, {8, 16}}) {
+    const std::vector<Params> wide = tune::candidates(space, test_device(), key_bytes, value_bytes);
+    BOOST_TEST_REQUIRE(wide.size() == 2u);
+    BOOST_TEST(wide[0].value_rounds != wide[1].value_rounds);
+  }
   fields.erase("value_rounds");
   const std::vector<Params> at_once =
       tune::candidates(tune::parse_search_space(fields), test_device(), 4, 8);

@@ -1,6 +1,7 @@
 // Search-space enumeration: the cartesian product of the value lists, filtered by constraints.
 #include "search_space.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -74,6 +75,7 @@ SearchSpace default_search_space() {
     "scan_elements_per_thread": [4, 16, 256],
     "prefetch_ahead": [0, 1],
     "prefetch_values": [0, 1],
+    "value_rounds": [1, 2],
     "constraints": ["valid", "sensible_blocks", "fits_device"]
   })"));
 }
@@ -141,11 +143,11 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
       fields[field_names[f]] = space.values.at(field_names[f])[index[f]];
     try {
       Params p = fields.get<Params>();
-      // Keys alone have no values to prefetch or stage: one candidate, not several alike.
-      if (value_bytes == 0) {
-        p.prefetch_values = 0;
-        p.value_rounds = 1;
-      }
+      // Keys alone have no values to prefetch: one candidate, not two alike.
+      if (value_bytes == 0) p.prefetch_values = 0;
+      // Values no wider than the tile buffer's slots (the keys, or a word) gain no room from
+      // rounds, only their registers: staged at once.
+      if (value_bytes <= std::max<std::size_t>(key_bytes, 4)) p.value_rounds = 1;
       // A compiler that takes no occupancy hint builds sets that differ only in it alike.
       if (!takes_occupancy) p.occupancy_groups = 0;
       bool keep = std::none_of(result.begin(), result.end(),
