@@ -79,29 +79,35 @@ double time_cub(std::size_t n, std::size_t value_bytes, const std::vector<unsign
   return ms[ms.size() / 2];
 }
 
+// Calls f with a zero of the key type `type` names (u8, u16, u32, u64, f32, f64), if any.
+template <class F>
+void with_key_type(const std::string& type, F&& f) {
+  if (type == "u8") f((unsigned char)0);
+  if (type == "u16") f((unsigned short)0);
+  if (type == "u32") f(0U);
+  if (type == "u64") f(0ULL);
+  if (type == "f32") f(0.0f);
+  if (type == "f64") f(0.0);
+}
+
+// 0 for a name of no key type.
+std::size_t key_bytes_of(const std::string& type) {
+  std::size_t bytes = 0;
+  with_key_type(type, [&](auto key) { bytes = sizeof key; });
+  return bytes;
+}
+
 // CUB's time for one case: the key type by name, values of 0 (keys alone), 4 or 8 bytes.
 double time_case(const std::string& type, std::size_t value_bytes, std::size_t n,
                  const std::vector<unsigned char>& keys, int end_bit, Clock clock) {
-  const auto time = [&](auto key, auto value) {
-    return time_cub<decltype(key), decltype(value)>(n, value_bytes, keys, end_bit, clock, 2, 10);
-  };
-  const auto with_values = [&](auto key) {
-    return value_bytes == 8 ? time(key, 0ULL) : time(key, 0U);
-  };
-  if (type == "u8") return with_values((unsigned char)0);
-  if (type == "u16") return with_values((unsigned short)0);
-  if (type == "u32") return with_values(0U);
-  if (type == "u64") return with_values(0ULL);
-  if (type == "f32") return with_values(0.0f);
-  return with_values(0.0);
-}
-
-std::size_t key_bytes_of(const std::string& type) {
-  if (type == "u8") return 1;
-  if (type == "u16") return 2;
-  if (type == "u32" || type == "f32") return 4;
-  if (type == "u64" || type == "f64") return 8;
-  return 0;
+  double ms = 0;
+  with_key_type(type, [&](auto key) {
+    using K = decltype(key);
+    ms = value_bytes == 8
+             ? time_cub<K, unsigned long long>(n, value_bytes, keys, end_bit, clock, 2, 10)
+             : time_cub<K, unsigned>(n, value_bytes, keys, end_bit, clock, 2, 10);
+  });
+  return ms;
 }
 
 struct Case {
