@@ -6,18 +6,19 @@
 
 {% include "device_sync.cl" %}
 
-/* Sorts data_keys[0, n) (and data_values) by `passes` digits from begin_bit in one launch of
+/* Sorts first_keys[0, n) (and first_values) by `passes` digits from begin_bit in one launch of
    tiles * passes work-groups, once histogram_all_passes has counted them into hist. Ticket t
    runs pass t / tiles on tile t % tiles (onesweep_tile_pass.cl), after finished[pass - 1]
-   shows every tile of the pass before done. Passes alternate from data_keys to scratch_keys
-   and back. The last work-group to finish returns `finished` to zero, as the last ticket does
+   shows every tile of the pass before done. Passes alternate from first_keys to second_keys
+   and back (the host passes the histogram's copy in scratch first where the passes are odd, so
+   that the last ends in place). The last work-group to finish returns `finished` to zero, as the last ticket does
    `ticket`. Every barrier is outside branches: PoCL loses work behind barriers in
    work-group-uniform branches. A constant pass runs like any other: the tile pass's early
    return would skip `finished`. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void fused_onesweep(__global key_t* data_keys, __global key_t* scratch_keys,
+void fused_onesweep(__global key_t* first_keys, __global key_t* second_keys,
 {% if value_bytes > 0 %}
-                    __global value_t* data_values, __global value_t* scratch_values,
+                    __global value_t* first_values, __global value_t* second_values,
 {% endif %}
                     offset_t n, uint begin_bit, uint end_bit, uint passes, uint descending,
                     uint tiles, __global const uint* hist, volatile __global uint* both_status,
@@ -34,12 +35,12 @@ void fused_onesweep(__global key_t* data_keys, __global key_t* scratch_keys,
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   const uint pass = group_ticket / tiles, run = pass;
-  const bool from_data = (pass & 1) == 0;
-  __global const key_t* keys_in = from_data ? data_keys : scratch_keys;
-  __global key_t* keys_out = from_data ? scratch_keys : data_keys;
+  const bool from_first = (pass & 1) == 0;
+  __global const key_t* keys_in = from_first ? first_keys : second_keys;
+  __global key_t* keys_out = from_first ? second_keys : first_keys;
 {% if value_bytes > 0 %}
-  __global const value_t* values_in = from_data ? data_values : scratch_values;
-  __global value_t* values_out = from_data ? scratch_values : data_values;
+  __global const value_t* values_in = from_first ? first_values : second_values;
+  __global value_t* values_out = from_first ? second_values : first_values;
 {% endif %}
   const uint shift = pass_shift(begin_bit, pass), mask = pass_mask(begin_bit, end_bit, pass);
 {% include "onesweep_tile_pass.cl" %}

@@ -64,18 +64,29 @@ inline void count_digits(__local uint* counts, key_t o, const uint* shifts, cons
    be zero before. Sorts alternate between two histograms, each zeroing the other for the next
    sort (the passes of the sort before, which read it, have finished), and this sort's first
    run's look-back status, `first_status_words` words: no fill precedes a sort, and no kernel
-   of its own turns counts into offsets (each pass's work-groups scan them). */
+   of its own turns counts into offsets (each pass's work-groups scan them). Where `copy` is
+   set it also writes the keys and values it reads to keys_copy and values_copy: a sort of an
+   odd number of passes then starts from that copy, so that its last pass ends in place and no
+   copy back (a command, and a read and write of every key, each) follows it. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit, uint end_bit,
                           uint passes, uint descending, __global uint* hist,
                           __global uint* next_hist, __global uint* first_status,
-                          offset_t first_status_words
+                          offset_t first_status_words, uint copy, __global key_t* keys_copy
+{% if value_bytes > 0 %}
+                          , __global const value_t* values, __global value_t* values_copy
+{% endif %}
 {% if portions %}
                           , offset_t first_key /* counts keys[first_key, first_key + n) */
 {% endif %}
                           ) {
 {% if portions %}
   keys += first_key;
+  keys_copy += first_key;
+{% if value_bytes > 0 %}
+  values += first_key;
+  values_copy += first_key;
+{% endif %}
 {% endif %}
   __local uint counts[PASSES_MAX * RADIX];
   const uint lid = get_local_id(0);
@@ -91,12 +102,33 @@ void histogram_all_passes(__global const key_t* keys, offset_t n, uint begin_bit
     key_t batch[HISTOGRAM_BATCH];
     #pragma unroll
     for (uint b = 0; b < HISTOGRAM_BATCH; ++b) batch[b] = keys[i + b * stride];
+    if (copy) {
+{% if value_bytes > 0 %}
+      /* All loads before any store: the copy may alias its source as far as the compiler
+         knows, so loads between stores would wait for them. */
+      value_t values_batch[HISTOGRAM_BATCH];
+      #pragma unroll
+      for (uint b = 0; b < HISTOGRAM_BATCH; ++b) values_batch[b] = values[i + b * stride];
+      #pragma unroll
+      for (uint b = 0; b < HISTOGRAM_BATCH; ++b) values_copy[i + b * stride] = values_batch[b];
+{% endif %}
+      #pragma unroll
+      for (uint b = 0; b < HISTOGRAM_BATCH; ++b) keys_copy[i + b * stride] = batch[b];
+    }
     #pragma unroll
     for (uint b = 0; b < HISTOGRAM_BATCH; ++b)
       count_digits(counts, ordered_bits(batch[b], descending), shifts, masks, passes);
   }
-  for (; i < n; i += stride)
-    count_digits(counts, ordered_bits(keys[i], descending), shifts, masks, passes);
+  for (; i < n; i += stride) {
+    const key_t key = keys[i];
+    if (copy) {
+      keys_copy[i] = key;
+{% if value_bytes > 0 %}
+      values_copy[i] = values[i];
+{% endif %}
+    }
+    count_digits(counts, ordered_bits(key, descending), shifts, masks, passes);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < passes * RADIX; i += WG) {
     if (counts[i] != 0) atomic_add(&hist[i], counts[i]);

@@ -215,9 +215,18 @@ BOOST_AUTO_TEST_CASE(every_constant_pass_check_mode) {
                                                          to_string(d));
             }
           }
+          // Odd numbers of passes (3, 1), which start from the histogram's copy where the passes
+          // to run are known before it.
           const SortOptions low_range{/*descending=*/false, /*begin_bit=*/3, /*end_bit=*/21, check};
           expect_sorted_keys(sorter, make_keys<std::uint64_t>(Distribution::low_bits, 5003, seed++),
                              low_range, "low_bits");
+          expect_sorted_pairs<std::uint64_t, std::uint32_t>(
+              sorter, make_keys<std::uint64_t>(Distribution::uniform, 5003, seed++), low_range,
+              "uniform");
+          for (Distribution d : inputs)
+            expect_sorted_pairs<std::uint8_t, std::uint64_t>(
+                sorter, make_keys<std::uint8_t>(d, 65537, seed++), {true, 0, std::nullopt, check},
+                to_string(d));
         }
       }
     }
@@ -243,6 +252,14 @@ BOOST_AUTO_TEST_CASE(constant_passes_found_on_both_sides_of_the_read_back_size) 
         }
         expect_sorted_pairs<std::uint64_t, std::uint32_t>(
             sorter, make_keys<std::uint64_t>(Distribution::low_bits, n, seed++), {}, "low_bits");
+        // Odd numbers of passes: one (known before the histogram on both sides) and three (of
+        // which the read-back may drop some, so that they end in scratch and are copied back).
+        expect_sorted_pairs<std::uint8_t, std::uint32_t>(
+            sorter, make_keys<std::uint8_t>(Distribution::uniform, n, seed++), {}, "uniform");
+        const SortOptions odd_range{/*descending=*/false, /*begin_bit=*/0, /*end_bit=*/24};
+        for (Distribution d : {Distribution::low_bits, Distribution::uniform})
+          expect_sorted_pairs<std::uint32_t, std::uint32_t>(
+              sorter, make_keys<std::uint32_t>(d, n, seed++), odd_range, to_string(d));
       }
     }
   }

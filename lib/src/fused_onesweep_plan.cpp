@@ -31,10 +31,15 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
                             std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  count_digits(chain, scratch, data.keys, n, spec, passes, fill_counters, EventFor::nothing);
+  // An odd number of passes starts from the histogram's copy in scratch and ends in place.
+  const bool start_in_scratch = passes % 2 == 1;
+  count_digits(chain, scratch, data, n, spec, passes, fill_counters, EventFor::nothing,
+               start_in_scratch);
+  const PassData& first = start_in_scratch ? scratch.data : data;
+  const PassData& second = start_in_scratch ? data : scratch.data;
   KernelArgs args(kernel_, false);
-  args.buffer(data.keys).buffer(scratch.data.keys);
-  if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);
+  args.buffer(first.keys).buffer(second.keys);
+  if (config_.value_bytes > 0) args.buffer(first.values).buffer(second.values);
   args.offset(n)
       .u32(spec.begin_bit)
       .u32(spec.end_bit)
@@ -46,10 +51,7 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
       .buffer(scratch.counters.ticket)
       .buffer(scratch.counters.finished);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  const bool ends_in_scratch = passes % 2 == 1;
   chain.launch(kernel_, tiles * passes * wg, wg);
-  if (ends_in_scratch)
-    copy_pass_data(chain, scratch.data, data, n, key_size(config_.key_type), config_.value_bytes);
   end_sort();
 }
 

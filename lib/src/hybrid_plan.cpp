@@ -154,8 +154,8 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
-                                         fill_counters, EventFor::host);
+  const cl::Event counted =
+      count_digits(chain, scratch, data, n, spec, digits.size(), fill_counters, EventFor::host);
   // The device runs a guess at the first pass while the host reads the digit counts, which it
   // would otherwise wait for idle. The pass writes only scratch: a wrong guess is dropped.
   const std::optional<std::size_t> guessed = guess_first_pass(digits, n);

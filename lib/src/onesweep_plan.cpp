@@ -187,8 +187,9 @@ std::vector<cl::Buffer> OnesweepPlan::reserve(std::uint64_t n) {
 }
 
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
-                                     const cl::Buffer& keys, std::uint64_t n, const SortSpec& spec,
-                                     std::size_t passes, bool fill_counters, EventFor use) {
+                                     const PassData& data, std::uint64_t n, const SortSpec& spec,
+                                     std::size_t passes, bool fill_counters, EventFor use,
+                                     bool copy_to_scratch) {
   if (fill_counters)
     chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
       check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
@@ -217,7 +218,7 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
         std::max(groups_of(64), std::min(groups_of(batch), compute_units_)), 1,
         compute_units_ * 16);
     KernelArgs args(kernel, false);
-    args.buffer(keys)
+    args.buffer(data.keys)
         .offset(range.count)
         .u32(spec.begin_bit)
         .u32(spec.end_bit)
@@ -226,7 +227,10 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
         .buffer(scratch.counters.histogram())
         .buffer(scratch.counters.next_histogram())
         .buffer(scratch.counters.status)
-        .offset(tile_count(portion_keys(n)) * radix_);
+        .offset(tile_count(portion_keys(n)) * radix_)
+        .u32(copy_to_scratch)
+        .buffer(scratch.data.keys);
+    if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);
     if (portions > 1) args.offset(range.first);
     counted =
         chain.launch(kernel, groups * wg, wg, portion + 1 == portions ? use : EventFor::nothing);
@@ -346,8 +350,15 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
   const bool reads = reads_counts(spec, n);
-  const cl::Event counted = count_digits(chain, scratch, data.keys, n, spec, digits.size(),
-                                         fill_counters, reads ? EventFor::host : EventFor::nothing);
+  // Where the passes to run are known before the histogram (none dropped after it), an odd
+  // number of them starts from the histogram's copy of the keys in scratch and ends in place.
+  const bool passes_known = spec.constant_pass_check == ConstantPassCheck::never ||
+                            (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
+                             (!reads || digits.size() == 1));
+  const bool start_in_scratch = passes_known && digits.size() % 2 == 1;
+  const cl::Event counted =
+      count_digits(chain, scratch, data, n, spec, digits.size(), fill_counters,
+                   reads ? EventFor::host : EventFor::nothing, start_in_scratch);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
@@ -359,7 +370,7 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
       reads && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
   if (!passes.empty())
     enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes), counted,
-                   read_after_first_pass);
+                   read_after_first_pass, start_in_scratch ? &scratch.data : nullptr);
   end_sort();
 }
 

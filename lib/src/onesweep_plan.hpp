@@ -92,11 +92,12 @@ class OnesweepPlan : public SortPlan {
   /// The counters for launches of up to `launch` keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t launch);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
-  /// counts every pass's digits, zeroes the next sort's histogram and clears the first run's
-  /// look-back status; returns its event where `use` asks for one.
-  cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const cl::Buffer& keys,
+  /// counts every pass's digits of data's keys, zeroes the next sort's histogram and clears the
+  /// first run's look-back status, and where `copy_to_scratch` also copies data's keys and
+  /// values to scratch's; returns its event where `use` asks for one.
+  cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const PassData& data,
                          std::uint64_t n, const SortSpec& spec, std::size_t passes,
-                         bool fill_counters, EventFor use);
+                         bool fill_counters, EventFor use, bool copy_to_scratch = false);
   /// Reads `words` words of `buffer` once `after` completes, through the plan's own queue so
   /// that the read does not wait for what `queue` runs after it.
   std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,
