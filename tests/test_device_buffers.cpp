@@ -1,8 +1,12 @@
 // Tests of the asynchronous device-buffer API: events, chaining, scratch reuse, size checks.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <numeric>
 #include <optional>
 
+#include "onesweep_plan.hpp"
+#include "support/opencl_faults.hpp"
 #include "support/opencl_fixture.hpp"
 #include "support/sort_checks.hpp"
 
@@ -25,9 +29,85 @@ std::vector<T> read_back(const cl::Buffer& buffer, std::size_t n, const cl::Even
   return data;
 }
 
+// The copy and read-back commands a onesweep sort of n keys of K (with u32 values where
+// `with_values`) enqueues, once a sort of the same shape has allocated and built what it needs;
+// the sort's result is checked against the stable order.
+struct CommandCounts {
+  std::uint64_t copies = 0, reads = 0;
+};
+template <class K>
+CommandCounts onesweep_commands(std::size_t n, bool with_values, const SortOptions& options) {
+  Params params;  // portable bitmask ranking, as every device runs it
+  params.algorithm = Algorithm::onesweep;
+  params.work_group_size = 64;
+  params.elements_per_thread = 8;
+  params.scan_work_group_size = 64;
+  Sorter sorter(test_queue(), params);
+  const std::vector<K> keys = make_keys<K>(Distribution::uniform, n, n);
+  std::vector<std::uint32_t> values(n);
+  std::iota(values.begin(), values.end(), 0u);
+  const cl::Buffer key_buffer = device_copy(keys), value_buffer = device_copy(values);
+  const auto sort = [&] {
+    return with_values
+               ? sorter.sort_pairs(key_buffer, value_buffer, n, key_type_of<K>(), 4, options)
+               : sorter.sort(key_buffer, n, key_type_of<K>(), options);
+  };
+  sort().wait();  // the shape's first sort
+  const cl::Buffer again = device_copy(keys);
+  test_queue().enqueueCopyBuffer(again, key_buffer, 0, 0, n * sizeof(K));
+  test_queue().enqueueWriteBuffer(value_buffer, CL_TRUE, 0, n * 4, values.data());
+  reset_call_counts();
+  const cl::Event sorted = sort();
+  const CommandCounts counts{call_count("clEnqueueCopyBuffer"), call_count("clEnqueueReadBuffer")};
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const unsigned end = options.end_bit.value_or(sizeof(K) * 8);
+    const auto bits = [&](K k) {
+      return static_cast<std::uint64_t>(k) & ((std::uint64_t{1} << end) - 1);
+    };
+    return bits(keys[a]) < bits(keys[b]);
+  });
+  std::vector<K> expected_keys(n);
+  for (std::size_t i = 0; i < n; ++i) expected_keys[i] = keys[order[i]];
+  BOOST_TEST(read_back<K>(key_buffer, n, sorted) == expected_keys);
+  if (with_values) BOOST_TEST(read_back<std::uint32_t>(value_buffer, n, sorted) == order);
+  return counts;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(device_buffers)
+
+// An odd number of passes known before the histogram starts from its copy in scratch and copies
+// nothing back; a one-pass sort reads no digit counts back (it has no later pass to drop); from
+// min_keys_to_read_counts keys, sorts of more passes read them, and three passes whose later ones
+// the counts could have dropped end in scratch and copy keys and values back.
+BOOST_AUTO_TEST_CASE(onesweep_copies_back_and_reads_counts_only_where_they_can_pay) {
+  const std::size_t large = detail::OnesweepPlan::min_keys_to_read_counts + 3, small = 50021;
+  const SortOptions bits24{/*descending=*/false, /*begin_bit=*/0, /*end_bit=*/24};
+  struct Expected {
+    const char* what;
+    CommandCounts counts, expected;
+  };
+  for (const Expected& e : {
+           Expected{"u8 keys, one pass", onesweep_commands<std::uint8_t>(large, false, {}), {0, 0}},
+           Expected{"u8 pairs, one pass", onesweep_commands<std::uint8_t>(large, true, {}), {0, 0}},
+           Expected{"u32 pairs, three passes, below the read-back size",
+                    onesweep_commands<std::uint32_t>(small, true, bits24),
+                    {0, 0}},
+           Expected{"u32 pairs, three passes",
+                    onesweep_commands<std::uint32_t>(large, true, bits24),
+                    {2, 1}},
+           Expected{
+               "u32 keys, four passes", onesweep_commands<std::uint32_t>(large, false, {}), {0, 1}},
+       }) {
+    BOOST_TEST_CONTEXT(e.what) {
+      BOOST_TEST(e.counts.copies == e.expected.copies);
+      BOOST_TEST(e.counts.reads == e.expected.reads);
+    }
+  }
+}
 
 BOOST_AUTO_TEST_CASE(chained_sorts_on_device_buffers) {
   Sorter sorter(test_queue());

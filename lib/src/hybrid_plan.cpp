@@ -211,7 +211,10 @@ void HybridPlan::remember_bucket_check(std::uint64_t n, const SortSpec& spec, bo
     if (unbucketed_.n_log2 == n_log2) unbucketed_.in_a_row = 0;
     return;
   }
-  if (!reads_counts(spec, n)) return;  // the skipping sorts could not see the keys change
+  // The skipping sorts could not see the keys change.
+  if (!reads_counts(spec, n,
+                    pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits).size()))
+    return;
   unbucketed_.after_miss(n_log2, unbucketed_.n_log2 == n_log2);
 }
 

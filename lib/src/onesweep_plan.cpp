@@ -335,10 +335,10 @@ void OnesweepPlan::enqueue_pass(CommandChain& chain, const Scratch& scratch, con
   }
 }
 
-bool OnesweepPlan::reads_counts(const SortSpec& spec, std::uint64_t n) {
+bool OnesweepPlan::reads_counts(const SortSpec& spec, std::uint64_t n, std::size_t passes) {
   return spec.constant_pass_check == ConstantPassCheck::before_first_pass ||
          (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
-          n >= min_keys_to_read_counts);
+          n >= min_keys_to_read_counts && passes > 1);
 }
 
 void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
@@ -349,12 +349,12 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  const bool reads = reads_counts(spec, n);
+  const bool reads = reads_counts(spec, n, digits.size());
   // Where the passes to run are known before the histogram (none dropped after it), an odd
   // number of them starts from the histogram's copy of the keys in scratch and ends in place.
-  const bool passes_known = spec.constant_pass_check == ConstantPassCheck::never ||
-                            (spec.constant_pass_check == ConstantPassCheck::after_first_pass &&
-                             (!reads || digits.size() == 1));
+  const bool passes_known =
+      spec.constant_pass_check == ConstantPassCheck::never ||
+      (spec.constant_pass_check == ConstantPassCheck::after_first_pass && !reads);
   const bool start_in_scratch = passes_known && digits.size() % 2 == 1;
   const cl::Event counted =
       count_digits(chain, scratch, data, n, spec, digits.size(), fill_counters,

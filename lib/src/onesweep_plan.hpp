@@ -38,8 +38,9 @@ class OnesweepPlan : public SortPlan {
            const SortSpec& spec) override;
   std::vector<cl::Buffer> reserve(std::uint64_t n) override;
 
-  /// Whether run() reads the digit counts of n keys back (see min_keys_to_read_counts).
-  static bool reads_counts(const SortSpec& spec, std::uint64_t n);
+  /// Whether run() reads the digit counts of n keys sorted in `passes` passes back (see
+  /// min_keys_to_read_counts; after the first pass only where there are later passes to drop).
+  static bool reads_counts(const SortSpec& spec, std::uint64_t n, std::size_t passes);
   /// The digit counts of each varying pass (least significant first) of the last sort, of n
   /// keys, where it read them back; none where it did not.
   std::optional<std::vector<std::vector<std::uint64_t>>> last_varying_counts(std::uint64_t n) const;

@@ -62,7 +62,8 @@ constexpr bool is_supported_value_size(std::size_t bytes) {
 enum class ConstantPassCheck {
   /// For sorts of 2^21 keys or more, the first pass always runs; the counts are read while it
   /// runs and the later constant passes are skipped, so the device does not wait for the host.
-  /// Smaller sorts do not read: there a pass takes less time than the read's round trip.
+  /// Smaller sorts do not read: there a pass takes less time than the read's round trip; nor
+  /// do sorts of one pass, which has no later pass to skip.
   after_first_pass,
   /// Before any pass: a constant first pass is skipped too, but the device idles for the read's
   /// round trip (on a GPU about as long as a pass of a few million keys).
