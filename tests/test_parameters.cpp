@@ -34,6 +34,20 @@ void expect_invalid(const Params& p, const std::string& fragment) {
   }
 }
 
+// Sets `field` of p to `value`, which must round-trip through JSON, and checks that a set
+// without the field reads as `absent`.
+void expect_optional_field(Params& p, const char* name, int Params::*field, int value, int absent) {
+  BOOST_TEST_CONTEXT(name) {
+    p.*field = value;
+    BOOST_TEST(json(p)[name] == value);
+    BOOST_TEST((json(p).get<Params>() == p));
+    json without = p;
+    without.erase(name);
+    const int read = without.get<Params>().*field;
+    BOOST_TEST(read == absent);
+  }
+}
+
 // NVIDIA's local memory per work-group, the budget the layouts below are checked against.
 constexpr std::uint64_t kib48 = 48 * 1024;
 // warp_match keys-only passes: one word per lane for the atomics of keys past n.
@@ -69,26 +83,11 @@ BOOST_AUTO_TEST_CASE(json_round_trip) {
   BOOST_TEST((json(p).get<Params>() == p));
   p.prefetch_values = 0;
   BOOST_TEST((json(p).get<Params>() == p));
-  p.resident_groups = 3;
-  BOOST_TEST(json(p)["resident_groups"] == 3);
-  BOOST_TEST((json(p).get<Params>() == p));
-  // Sets written before the field was known still read, as one work-group a tile.
-  json without = p;
-  without.erase("resident_groups");
-  BOOST_TEST(without.get<Params>().resident_groups == 0);
-  p.occupancy_groups = 2;
-  BOOST_TEST(json(p)["occupancy_groups"] == 2);
-  BOOST_TEST((json(p).get<Params>() == p));
-  without = p;
-  without.erase("occupancy_groups");
-  BOOST_TEST(without.get<Params>().occupancy_groups == 0);
-  p.value_rounds = 2;
-  BOOST_TEST(json(p)["value_rounds"] == 2);
-  BOOST_TEST((json(p).get<Params>() == p));
-  // Sets written before the field was known stage their values at once.
-  without = p;
-  without.erase("value_rounds");
-  BOOST_TEST(without.get<Params>().value_rounds == 1);
+  // Sets written before these fields were known still read: one work-group a tile, the
+  // compiler's registers, values staged at once.
+  expect_optional_field(p, "resident_groups", &Params::resident_groups, 3, 0);
+  expect_optional_field(p, "occupancy_groups", &Params::occupancy_groups, 2, 0);
+  expect_optional_field(p, "value_rounds", &Params::value_rounds, 2, 1);
 }
 
 BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {

@@ -166,7 +166,7 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
   const std::vector<std::vector<std::uint64_t>> counts = digit_counts(digits_counted, varying);
   std::size_t top = bucket_passes(counts, n, bucket_target(rank_shape_.bucket_limit));
-  if (!varying.empty()) remember_bucket_check(n, spec, top > 0);
+  if (!varying.empty()) remember_bucket_check(n, spec, digits.size(), top > 0);
   const double crowding = digit_crowding(counts, top, n);
   skipped_buckets_ = top > 0 && skip_buckets_after_fallback(n, crowding);
   if (skipped_buckets_) top = depth_after_overflow(top, varying.size());
@@ -205,16 +205,14 @@ void HybridPlan::run_without_bucket_check(CommandChain& chain, const PassData& d
   }
 }
 
-void HybridPlan::remember_bucket_check(std::uint64_t n, const SortSpec& spec, bool bucketed) {
+void HybridPlan::remember_bucket_check(std::uint64_t n, const SortSpec& spec, std::size_t passes,
+                                       bool bucketed) {
   const unsigned n_log2 = floor_log2(n);
   if (bucketed) {
     if (unbucketed_.n_log2 == n_log2) unbucketed_.in_a_row = 0;
     return;
   }
-  // The skipping sorts could not see the keys change.
-  if (!reads_counts(spec, n,
-                    pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits).size()))
-    return;
+  if (!reads_counts(spec, n, passes)) return;  // the skipping sorts could not see the keys change
   unbucketed_.after_miss(n_log2, unbucketed_.n_log2 == n_log2);
 }
 

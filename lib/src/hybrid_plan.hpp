@@ -213,8 +213,9 @@ class HybridPlan : public OnesweepPlan {
 
   /// Notes whether n keys whose digit counts were read bucket: a sort that does not starts
   /// (or, in a row, lengthens) the sorts that skip the bucket check, where they can read
-  /// their own counts to see keys change.
-  void remember_bucket_check(std::uint64_t n, const SortSpec& spec, bool bucketed);
+  /// their own counts to see keys change (sorts of `passes` passes).
+  void remember_bucket_check(std::uint64_t n, const SortSpec& spec, std::size_t passes,
+                             bool bucketed);
 
   /// Sorts that skip a step after it did not pay (see sorts_skipping_buckets): the size (power
   /// of two) of the last sort it did not pay for, the sorts of that size left to skip it, and
