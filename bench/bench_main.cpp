@@ -38,6 +38,7 @@ struct Options {
   bool return_event = true;  // SortOptions::return_event
   bool host_data = false;    // also time clsort on host arrays (Sorter::sort_host_bytes)
   bool first_sorts = false;  // every run on a new Sorter: no sort learns from an earlier one
+  bool into = false;         // also time clsort into other buffers (Sorter::sort_into)
 };
 
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
@@ -110,6 +111,27 @@ bool sorted_on_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, s
     queue.enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(K), keys.data());
     return in_order(keys.data(), n, options);
   });
+}
+
+// Median milliseconds of Sorter::sort_into (sort_pairs_into) from the input's buffers into
+// others, allocated once; -1 if the last run's keys are out of order.
+template <class BeforeRun>
+double time_sort_into(Timer& timer, const Options& o, Sorter& sorter, DeviceInput& input,
+                      std::uint64_t n, KeyType type, std::size_t value_bytes,
+                      const SortOptions& options, BeforeRun&& before_run) {
+  const cl::Context context = input.queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Buffer keys_out(context, CL_MEM_READ_WRITE, input.key_size);
+  const cl::Buffer values_out =
+      value_bytes ? cl::Buffer(context, CL_MEM_READ_WRITE, input.value_size) : cl::Buffer();
+  const double ms = time_device(
+      timer, o, input,
+      [&] {
+        value_bytes ? sorter.sort_pairs_into(input.keys, input.values, keys_out, values_out, n,
+                                             type, value_bytes, options)
+                    : sorter.sort_into(input.keys, keys_out, n, type, options);
+      },
+      before_run);
+  return sorted_on_device(input.queue, keys_out, n, type, options) ? ms : -1;
 }
 
 // Median milliseconds of Sorter::sort_host_bytes on host copies of the input, restored outside
@@ -219,6 +241,18 @@ int run(const Options& o) {
             return 1;
           }
           report(row, csv);
+          if (o.into) {
+            row.implementation = clsort_name(o) + "/into";
+            row.median_ms = time_sort_into(timer, o, sorter, input, n, type, value_bytes, options,
+                                           renew_sorter);
+            if (row.median_ms < 0) {
+              std::cerr << "clsort-bench: clsort returned unsorted " << type_name
+                        << " keys into other buffers at n = " << n << "; no figure reported"
+                        << std::endl;
+              return 1;
+            }
+            report(row, csv);
+          }
           if (o.host_data) {
             row.implementation = clsort_name(o) + "/host";
             row.median_ms = time_host_data(sorter, o, keys, type, value_bytes, options);
@@ -276,6 +310,8 @@ int main(int argc, char** argv) {
                "clsort's sorts return no event (SortOptions::return_event = false)");
   app.add_flag("--host-data", o.host_data,
                "Also time clsort on host arrays (Sorter::sort_host_bytes: transfers included)");
+  app.add_flag("--into", o.into,
+               "Also time clsort from the input buffers into others (Sorter::sort_into)");
   app.add_flag("--first-sorts", o.first_sorts,
                "Time every run on a new Sorter (prepared outside the timing), so that no sort "
                "reuses what an earlier one learned about the keys");

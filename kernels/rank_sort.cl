@@ -23,14 +23,17 @@ inline uint keys_before(__local const key_t* bits, uint from, uint to, key_t min
   return before;
 }
 
-/* Sorts keys[0, n) (and values) by bits [begin_bit, end_bit) of the ordered key, n <= TILE.
+/* Sorts keys_in[0, n) (and values) into keys_out (which may be keys_in) by bits
+   [begin_bit, end_bit) of the ordered key, n <= TILE.
    Work-group g owns positions [g, g + 1) * block_keys. Its work-items form WG / lanes slices of
    `lanes` items; slice s counts, for each owned key, the keys of the s-th part of the array
    before it, and the slices' counts add up in ranks. sync[0] counts the work-groups that have
    read their keys, sync[1] those that have passed the wait; the last to pass sets both back to
    zero for the next sort. Every barrier is outside branches (PoCL). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void rank_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n,
+void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
+               VALUES_ARG(__global const value_t* values_in)
+               VALUES_ARG(__global value_t* values_out), uint n,
                uint begin_bit, uint end_bit, uint descending, uint block_keys, uint lanes,
                volatile __global uint* sync) {
   __local key_t bits[TILE];
@@ -46,16 +49,16 @@ void rank_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n
   UNROLL
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid, owned = block_begin + i;
-    if (i < n) bits[i] = sort_bits(keys[i], descending, begin_bit, end_bit);
+    if (i < n) bits[i] = sort_bits(keys_in[i], descending, begin_bit, end_bit);
     if (owned < block_end) {
-      own_keys[j] = keys[owned];
+      own_keys[j] = keys_in[owned];
 {% if value_bytes > 0 %}
-      own_values[j] = values[owned];
+      own_values[j] = values_in[owned];
 {% endif %}
       ranks[i] = 0;
     }
   }
-  /* The owned reads are done before any work-group may write over them. */
+  /* The owned reads are done before any work-group may write over them (in place). */
   device_fence();
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) atomic_inc(&sync[0]);
@@ -80,9 +83,9 @@ void rank_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid;
     if (block_begin + i < block_end) {
-      keys[ranks[i]] = own_keys[j];
+      keys_out[ranks[i]] = own_keys[j];
 {% if value_bytes > 0 %}
-      values[ranks[i]] = own_values[j];
+      values_out[ranks[i]] = own_values[j];
 {% endif %}
     }
   }

@@ -303,9 +303,12 @@ bool rank_buckets_into(__global key_t* keys_out VALUES_ARG(__global value_t* val
 
 {% endif %}
 {% if not segments %}
-/* Sorts keys[0, n) (and values) by bits [begin_bit, end_bit) of the ordered key, n <= TILE. */
+/* Sorts keys_in[0, n) (and values) into keys_out (which may be keys_in) by bits
+   [begin_bit, end_bit) of the ordered key, n <= TILE. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values), uint n,
+void single_group_sort(__global const key_t* keys_in, __global key_t* keys_out
+                       VALUES_ARG(__global const value_t* values_in)
+                       VALUES_ARG(__global value_t* values_out), uint n,
                        uint begin_bit, uint end_bit, uint descending, uint rank_from_bit) {
   __local key_t tile_keys[TILE];
 {% if value_bytes > 0 %}
@@ -321,9 +324,9 @@ void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values)
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid;
     if (i < n) {
-      tile_keys[i] = keys[i];
+      tile_keys[i] = keys_in[i];
 {% if value_bytes > 0 %}
-      tile_values[i] = values[i];
+      tile_values[i] = values_in[i];
 {% endif %}
     }
   }
@@ -336,7 +339,7 @@ void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values)
   sort_in_local(tile_keys VALUES_ARG(tile_values), n, rank_from_bit, end_bit, descending, tables,
                 partial, &pass_is_constant);
   const bool every_bit_sorted = rank_from_bit == begin_bit;
-  const bool ranked = rank_buckets_into(keys VALUES_ARG(values), tile_keys
+  const bool ranked = rank_buckets_into(keys_out VALUES_ARG(values_out), tile_keys
                                         VALUES_ARG(tile_values), n, begin_bit, end_bit,
                                         rank_from_bit, descending, !every_bit_sorted, &too_big);
   sort_in_local(tile_keys VALUES_ARG(tile_values), n,
@@ -352,9 +355,9 @@ void single_group_sort(__global key_t* keys VALUES_ARG(__global value_t* values)
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid;
     if (i < n) {
-      keys[i] = tile_keys[i];
+      keys_out[i] = tile_keys[i];
 {% if value_bytes > 0 %}
-      values[i] = tile_values[i];
+      values_out[i] = tile_values[i];
 {% endif %}
     }
   }

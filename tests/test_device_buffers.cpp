@@ -30,13 +30,15 @@ std::vector<T> read_back(const cl::Buffer& buffer, std::size_t n, const cl::Even
 }
 
 // The copy and read-back commands a onesweep sort of n keys of K (with u32 values where
-// `with_values`) enqueues, once a sort of the same shape has allocated and built what it needs;
-// the sort's result is checked against the stable order.
+// `with_values`; in place, or `into` other buffers) enqueues, once a sort of the same shape has
+// allocated and built what it needs; the sort's result is checked against the stable order, and
+// its input, where apart, against what it held.
 struct CommandCounts {
   std::uint64_t copies = 0, reads = 0;
 };
 template <class K>
-CommandCounts onesweep_commands(std::size_t n, bool with_values, const SortOptions& options) {
+CommandCounts onesweep_commands(std::size_t n, bool with_values, const SortOptions& options,
+                                bool into = false) {
   Params params;  // portable bitmask ranking, as every device runs it
   params.algorithm = Algorithm::onesweep;
   params.work_group_size = 64;
@@ -47,10 +49,12 @@ CommandCounts onesweep_commands(std::size_t n, bool with_values, const SortOptio
   std::vector<std::uint32_t> values(n);
   std::iota(values.begin(), values.end(), 0u);
   const cl::Buffer key_buffer = device_copy(keys), value_buffer = device_copy(values);
+  const cl::Buffer key_out = into ? device_copy(keys) : key_buffer;
+  const cl::Buffer value_out = into ? device_copy(values) : value_buffer;
   const auto sort = [&] {
-    return with_values
-               ? sorter.sort_pairs(key_buffer, value_buffer, n, key_type_of<K>(), 4, options)
-               : sorter.sort(key_buffer, n, key_type_of<K>(), options);
+    return with_values ? sorter.sort_pairs_into(key_buffer, value_buffer, key_out, value_out, n,
+                                                key_type_of<K>(), 4, options)
+                       : sorter.sort_into(key_buffer, key_out, n, key_type_of<K>(), options);
   };
   sort().wait();  // the shape's first sort
   const cl::Buffer again = device_copy(keys);
@@ -70,8 +74,10 @@ CommandCounts onesweep_commands(std::size_t n, bool with_values, const SortOptio
   });
   std::vector<K> expected_keys(n);
   for (std::size_t i = 0; i < n; ++i) expected_keys[i] = keys[order[i]];
-  BOOST_TEST(read_back<K>(key_buffer, n, sorted) == expected_keys);
-  if (with_values) BOOST_TEST(read_back<std::uint32_t>(value_buffer, n, sorted) == order);
+  BOOST_TEST(read_back<K>(key_out, n, sorted) == expected_keys);
+  if (with_values) BOOST_TEST(read_back<std::uint32_t>(value_out, n, sorted) == order);
+  if (into) BOOST_TEST(read_back<K>(key_buffer, n, sorted) == keys);
+  if (into && with_values) BOOST_TEST(read_back<std::uint32_t>(value_buffer, n, sorted) == values);
   return counts;
 }
 
@@ -82,7 +88,8 @@ BOOST_AUTO_TEST_SUITE(device_buffers)
 // An odd number of passes known before the histogram starts from its copy in scratch and copies
 // nothing back; a one-pass sort reads no digit counts back (it has no later pass to drop); from
 // min_keys_to_read_counts keys, sorts of more passes read them, and three passes whose later ones
-// the counts could have dropped end in scratch and copy keys and values back.
+// the counts could have dropped end in scratch and copy keys and values back. Into other buffers,
+// the first pass reads the input and writes where the passes end in the output: no copy.
 BOOST_AUTO_TEST_CASE(onesweep_copies_back_and_reads_counts_only_where_they_can_pay) {
   const std::size_t large = detail::OnesweepPlan::min_keys_to_read_counts + 3, small = 50021;
   const SortOptions bits24{/*descending=*/false, /*begin_bit=*/0, /*end_bit=*/24};
@@ -101,6 +108,15 @@ BOOST_AUTO_TEST_CASE(onesweep_copies_back_and_reads_counts_only_where_they_can_p
                     {2, 1}},
            Expected{
                "u32 keys, four passes", onesweep_commands<std::uint32_t>(large, false, {}), {0, 1}},
+           Expected{"u8 pairs into others, one pass",
+                    onesweep_commands<std::uint8_t>(large, true, {}, true),
+                    {0, 0}},
+           Expected{"u32 pairs into others, three passes",
+                    onesweep_commands<std::uint32_t>(large, true, bits24, true),
+                    {0, 1}},
+           Expected{"u32 keys into others, four passes",
+                    onesweep_commands<std::uint32_t>(small, false, {}, true),
+                    {0, 0}},
        }) {
     BOOST_TEST_CONTEXT(e.what) {
       BOOST_TEST(e.counts.copies == e.expected.copies);

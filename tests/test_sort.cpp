@@ -6,6 +6,7 @@
 
 #include "onesweep_plan.hpp"
 #include "support/opencl_fixture.hpp"
+#include "support/param_sets.hpp"
 #include "support/sort_checks.hpp"
 
 using namespace clsort;
@@ -53,15 +54,6 @@ std::vector<std::optional<Params>> ranking_variants() {
     BOOST_TEST_MESSAGE("warp_match ranking not available on this device");
   }
   return variants;
-}
-
-std::string describe(const std::optional<Params>& p) {
-  if (!p) return "device defaults";
-  return std::string(to_string(p->algorithm)) + " with " + std::string(to_string(p->ranking));
-}
-
-Sorter make_sorter(const std::optional<Params>& p) {
-  return p ? Sorter(test_queue(), *p) : Sorter(test_queue());
 }
 
 // The sizes worth running a variant at: single_group's and rank_sort's up to their capacity
@@ -203,9 +195,7 @@ BOOST_AUTO_TEST_CASE(every_constant_pass_check_mode) {
     if (params && params->algorithm == Algorithm::reduce_then_scan) continue;
     BOOST_TEST_CONTEXT(describe(params)) {
       Sorter sorter = make_sorter(params);
-      for (ConstantPassCheck check :
-           {ConstantPassCheck::after_first_pass, ConstantPassCheck::before_first_pass,
-            ConstantPassCheck::never}) {
+      for (ConstantPassCheck check : every_constant_pass_check()) {
         BOOST_TEST_CONTEXT("constant_pass_check " << static_cast<int>(check)) {
           for (std::size_t n : {2u, 1000u, 4097u, 65537u}) {
             for (Distribution d : inputs) {

@@ -16,8 +16,8 @@ FusedOnesweepPlan::FusedOnesweepPlan(const cl::Context& context, const cl::Devic
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
-void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
-                            const SortSpec& spec) {
+void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                            std::uint64_t n, const SortSpec& spec) {
   if (n > max_portion_keys)
     throw Error("sort", "fused_onesweep handles at most " + std::to_string(max_portion_keys) +
                             " keys; use onesweep");
@@ -31,15 +31,21 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint
                             std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  // An odd number of passes starts from the histogram's copy in scratch and ends in place.
-  const bool start_in_scratch = passes % 2 == 1;
-  count_digits(chain, scratch, data, n, spec, passes, fill_counters, EventFor::nothing,
-               start_in_scratch);
-  const PassData& first = start_in_scratch ? scratch.data : data;
-  const PassData& second = start_in_scratch ? data : scratch.data;
+  // The kernel's passes alternate between two buffers, from `first` to `second` and back, the
+  // last ending in output: one pass reads the input itself; an odd number of more starts from
+  // the histogram's copy of the input in scratch, an even number from its copy in output (in
+  // place, from output itself).
+  const PassData* first = &scratch.data;
+  const PassData* second = &output;
+  if (passes == 1 && !same_buffers(input, output))
+    first = &input;
+  else if (passes % 2 == 0)
+    std::swap(first, second);
+  count_digits(chain, scratch, input, n, spec, passes, fill_counters, EventFor::nothing,
+               same_buffers(input, *first) ? nullptr : first);
   KernelArgs args(kernel_, false);
-  args.buffer(first.keys).buffer(second.keys);
-  if (config_.value_bytes > 0) args.buffer(first.values).buffer(second.values);
+  args.buffer(first->keys).buffer(second->keys);
+  if (config_.value_bytes > 0) args.buffer(first->values).buffer(second->values);
   args.offset(n)
       .u32(spec.begin_bit)
       .u32(spec.end_bit)

@@ -10,10 +10,9 @@ class FusedOnesweepPlan : public OnesweepPlan {
   FusedOnesweepPlan(const cl::Context& context, const cl::Device& device,
                     const KernelConfig& config);
 
-  /// Enqueues the histogram kernel (after a fill of the counters where a sort left them dirty),
-  /// the passes' kernel, and with an odd number of passes a copy back from scratch; never waits
-  /// for the device.
-  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+  /// Enqueues the histogram kernel (after a fill of the counters where a sort left them dirty)
+  /// and the passes' kernel; never waits for the device.
+  void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
            const SortSpec& spec) override;
 
  private:

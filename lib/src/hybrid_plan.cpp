@@ -114,9 +114,7 @@ OnesweepPlan* HybridPlan::wide_passes() {
 
 void HybridPlan::run_wide_passes(CommandChain& chain, OnesweepPlan& wide, const PassData& source,
                                  const PassData& data, std::uint64_t n, const SortSpec& spec) {
-  if (&source != &data)
-    copy_pass_data(chain, source, data, n, key_size(config_.key_type), config_.value_bytes);
-  wide.run(chain, data, n, spec);
+  wide.run(chain, source, data, n, spec);
   ran_wide_passes_ = true;
 }
 
@@ -137,8 +135,8 @@ std::optional<std::size_t> HybridPlan::guess_first_pass(const std::vector<PassDi
   return top > 0 ? digits.size() - top : 0;
 }
 
-void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
-                     const SortSpec& spec) {
+void HybridPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                     std::uint64_t n, const SortSpec& spec) {
   bucket_passes_run_ = 0;
   overflowed_ = false;
   went_deeper_ = false;
@@ -148,14 +146,19 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   skipped_buckets_ = false;
   skipped_bucket_check_ = false;
   if (spec.constant_pass_check == ConstantPassCheck::never || n > max_keys || n < 2)
-    return OnesweepPlan::run(chain, data, n, spec);
-  if (unbucketed_.take(floor_log2(n))) return run_without_bucket_check(chain, data, n, spec);
+    return OnesweepPlan::run(chain, input, output, n, spec);
+  if (unbucketed_.take(floor_log2(n)))
+    return run_without_bucket_check(chain, input, output, n, spec);
+  // The bucket check's guessed pass and the segment step sort where the keys lie: out of place,
+  // the histogram kernel copies them to output as it counts them.
+  const PassData& data = output;
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
   const cl::Event counted =
-      count_digits(chain, scratch, data, n, spec, digits.size(), fill_counters, EventFor::host);
+      count_digits(chain, scratch, input, n, spec, digits.size(), fill_counters, EventFor::host,
+                   same_buffers(input, output) ? nullptr : &output);
   // The device runs a guess at the first pass while the host reads the digit counts, which it
   // would otherwise wait for idle. The pass writes only scratch: a wrong guess is dropped.
   const std::optional<std::size_t> guessed = guess_first_pass(digits, n);
@@ -189,14 +192,15 @@ void HybridPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
   end_sort();
 }
 
-void HybridPlan::run_without_bucket_check(CommandChain& chain, const PassData& data,
-                                          std::uint64_t n, const SortSpec& spec) {
+void HybridPlan::run_without_bucket_check(CommandChain& chain, const PassData& input,
+                                          const PassData& output, std::uint64_t n,
+                                          const SortSpec& spec) {
   skipped_bucket_check_ = true;
   OnesweepPlan* wide = wide_passes();
   if (wide)
-    run_wide_passes(chain, *wide, data, data, n, spec);
+    run_wide_passes(chain, *wide, input, output, n, spec);
   else
-    OnesweepPlan::run(chain, data, n, spec);
+    OnesweepPlan::run(chain, input, output, n, spec);
   const OnesweepPlan& ran = wide ? *wide : *this;
   const auto counts = ran.last_varying_counts(n);
   if (counts && bucket_passes(*counts, n, bucket_target(rank_shape_.bucket_limit)) > 0) {
@@ -271,11 +275,11 @@ void HybridPlan::enqueue_usual_passes(CommandChain& chain, const Scratch& scratc
                                       const Passes& passes,
                                       const std::vector<std::size_t>& varying) {
   if (guess_held_)
-    enqueue_passes(chain, scratch, data, n, spec, passes.digits,
-                   {varying.begin() + 1, varying.end()}, passes.counted, false, &scratch.data, 1);
+    enqueue_passes(chain, scratch, scratch.data, data, n, spec, passes.digits,
+                   {varying.begin() + 1, varying.end()}, passes.counted, false, 1);
   else if (!varying.empty())
-    enqueue_passes(chain, scratch, data, n, spec, passes.digits, varying, passes.counted, false,
-                   nullptr, passes.first_run);
+    enqueue_passes(chain, scratch, data, data, n, spec, passes.digits, varying, passes.counted,
+                   false, passes.first_run);
 }
 
 void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch,
@@ -309,8 +313,8 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
   if (OnesweepPlan* wide = wide_passes())
     run_wide_passes(chain, *wide, *from, data, n, spec);
   else
-    enqueue_passes(chain, scratch, data, n, spec, passes.digits, varying, passes.counted, false,
-                   from, run);
+    enqueue_passes(chain, scratch, *from, data, n, spec, passes.digits, varying, passes.counted,
+                   false, run);
 }
 
 bool HybridPlan::sort_segments(CommandChain& chain, const PassData& from, const PassData& data,

@@ -31,7 +31,7 @@ class HybridPlan : public OnesweepPlan {
 
   /// Sorts most significant digits first where that moves the keys fewer times than onesweep's
   /// passes (see Algorithm::hybrid), else as onesweep does.
-  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+  void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
            const SortSpec& spec) override;
 
   /// Onesweep's scratch, the segment step's buffers and the 8-bit plan (see wide_passes).
@@ -146,8 +146,8 @@ class HybridPlan : public OnesweepPlan {
   /// set does not fit the device. It holds scratch buffers of its own.
   OnesweepPlan* wide_passes();
 
-  /// Sorts `source` (data or scratch, every key in it, stably ordered so far) into data by the
-  /// 8-bit plan's passes.
+  /// Sorts `source` (data, scratch or the input of a sort out of place: every key, stably ordered
+  /// so far) into data by the 8-bit plan's passes.
   void run_wide_passes(CommandChain& chain, OnesweepPlan& wide, const PassData& source,
                        const PassData& data, std::uint64_t n, const SortSpec& spec);
 
@@ -208,8 +208,8 @@ class HybridPlan : public OnesweepPlan {
   /// Sorts n keys by onesweep's sort without counting for the buckets (see
   /// sorts_after_unbucketed_keys), and ends those sorts where its digit counts show keys that
   /// would bucket.
-  void run_without_bucket_check(CommandChain& chain, const PassData& data, std::uint64_t n,
-                                const SortSpec& spec);
+  void run_without_bucket_check(CommandChain& chain, const PassData& input, const PassData& output,
+                                std::uint64_t n, const SortSpec& spec);
 
   /// Notes whether n keys whose digit counts were read bucket: a sort that does not starts
   /// (or, in a row, lengthens) the sorts that skip the bucket check, where they can read

@@ -189,7 +189,7 @@ std::vector<cl::Buffer> OnesweepPlan::reserve(std::uint64_t n) {
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
                                      const PassData& data, std::uint64_t n, const SortSpec& spec,
                                      std::size_t passes, bool fill_counters, EventFor use,
-                                     bool copy_to_scratch) {
+                                     const PassData* copy_into) {
   if (fill_counters)
     chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
       check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
@@ -207,6 +207,7 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
   if (portions > 1) build_portion_kernels();
   cl::Kernel& kernel = portions > 1 ? portion_histogram_kernel_ : histogram_kernel_;
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
+  const PassData& copy_target = copy_into ? *copy_into : scratch.data;  // unused without a copy
   cl::Event counted;
   for (std::uint64_t portion = 0; portion < portions; ++portion) {
     const PortionRange range = portion_range(n, portion);
@@ -228,9 +229,9 @@ cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch
         .buffer(scratch.counters.next_histogram())
         .buffer(scratch.counters.status)
         .offset(tile_count(portion_keys(n)) * radix_)
-        .u32(copy_to_scratch)
-        .buffer(scratch.data.keys);
-    if (config_.value_bytes > 0) args.buffer(data.values).buffer(scratch.data.values);
+        .u32(copy_into != nullptr)
+        .buffer(copy_target.keys);
+    if (config_.value_bytes > 0) args.buffer(data.values).buffer(copy_target.values);
     if (portions > 1) args.offset(range.first);
     counted =
         chain.launch(kernel, groups * wg, wg, portion + 1 == portions ? use : EventFor::nothing);
@@ -341,8 +342,8 @@ bool OnesweepPlan::reads_counts(const SortSpec& spec, std::uint64_t n, std::size
           n >= min_keys_to_read_counts && passes > 1);
 }
 
-void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
-                       const SortSpec& spec) {
+void OnesweepPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                       std::uint64_t n, const SortSpec& spec) {
   if (n > max_keys)
     throw Error("sort", "onesweep handles at most " + std::to_string(max_keys) + " keys");
   const std::vector<PassDigit> digits =
@@ -350,15 +351,17 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
   const bool reads = reads_counts(spec, n, digits.size());
-  // Where the passes to run are known before the histogram (none dropped after it), an odd
-  // number of them starts from the histogram's copy of the keys in scratch and ends in place.
+  // In place, where the passes to run are known before the histogram (none dropped after it),
+  // an odd number of them starts from the histogram's copy of the keys in scratch and ends in
+  // place. Out of place, the first pass reads the input.
   const bool passes_known =
       spec.constant_pass_check == ConstantPassCheck::never ||
       (spec.constant_pass_check == ConstantPassCheck::after_first_pass && !reads);
-  const bool start_in_scratch = passes_known && digits.size() % 2 == 1;
-  const cl::Event counted =
-      count_digits(chain, scratch, data, n, spec, digits.size(), fill_counters,
-                   reads ? EventFor::host : EventFor::nothing, start_in_scratch);
+  const bool start_in_scratch =
+      same_buffers(input, output) && passes_known && digits.size() % 2 == 1;
+  const cl::Event counted = count_digits(chain, scratch, input, n, spec, digits.size(),
+                                         fill_counters, reads ? EventFor::host : EventFor::nothing,
+                                         start_in_scratch ? &scratch.data : nullptr);
 
   std::vector<std::size_t> passes;
   if (spec.constant_pass_check == ConstantPassCheck::before_first_pass)
@@ -369,24 +372,31 @@ void OnesweepPlan::run(CommandChain& chain, const PassData& data, std::uint64_t 
   const bool read_after_first_pass =
       reads && spec.constant_pass_check == ConstantPassCheck::after_first_pass;
   if (!passes.empty())
-    enqueue_passes(chain, scratch, data, n, spec, digits, std::move(passes), counted,
-                   read_after_first_pass, start_in_scratch ? &scratch.data : nullptr);
+    enqueue_passes(chain, scratch, start_in_scratch ? scratch.data : input, output, n, spec, digits,
+                   std::move(passes), counted, read_after_first_pass);
+  else if (!same_buffers(input, output))
+    copy_pass_data(chain, input, output, n, key_size(config_.key_type), config_.value_bytes);
   end_sort();
 }
 
-void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
-                                  std::uint64_t n, const SortSpec& spec,
-                                  const std::vector<PassDigit>& digits,
+void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch,
+                                  const PassData& source, const PassData& output, std::uint64_t n,
+                                  const SortSpec& spec, const std::vector<PassDigit>& digits,
                                   std::vector<std::size_t> passes, const cl::Event& counted,
-                                  bool read_after_first_pass, const PassData* source,
-                                  std::size_t first_run) {
-  const PassData* from = source ? source : &data;
-  const PassData* to = from == &data ? &scratch.data : &data;
+                                  bool read_after_first_pass, std::size_t first_run) {
+  // Passes alternate between output and scratch, the first writing to whichever of the two the
+  // source is not, and from elsewhere to where the listed passes end in output.
+  const PassData* from = &source;
+  const PassData* to = same_buffers(source, output)         ? &scratch.data
+                       : same_buffers(source, scratch.data) ? &output
+                       : passes.size() % 2 == 1             ? &output
+                                                            : &scratch.data;
   for (std::size_t run = 0; run < passes.size(); ++run) {
     const std::size_t pass = passes[run];
     const bool list_final = run > 0 || !read_after_first_pass;
     enqueue_pass(chain, scratch, *from, *to, n, spec, pass, first_run + run, digits[pass]);
-    std::swap(from, to);
+    from = to;
+    to = to == &output ? &scratch.data : &output;
     // The counts are read while the first pass runs; the passes after it that they show to be
     // constant are dropped.
     if (!list_final) {
@@ -396,8 +406,8 @@ void OnesweepPlan::enqueue_passes(CommandChain& chain, const Scratch& scratch, c
       passes.insert(passes.end(), later.begin(), later.end());
     }
   }
-  if (from != &data)
-    copy_pass_data(chain, *from, data, n, key_size(config_.key_type), config_.value_bytes);
+  if (from != &output)
+    copy_pass_data(chain, *from, output, n, key_size(config_.key_type), config_.value_bytes);
 }
 
 }  // namespace clsort::detail

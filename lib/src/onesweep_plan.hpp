@@ -34,7 +34,7 @@ class OnesweepPlan : public SortPlan {
   /// Enqueues the histograms of every digit, then the passes; those whose digit is the same for
   /// every key are dropped as spec.constant_pass_check says (and copy on the device where not
   /// dropped). Returns only once the counts are read back, if they are.
-  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+  void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
            const SortSpec& spec) override;
   std::vector<cl::Buffer> reserve(std::uint64_t n) override;
 
@@ -94,11 +94,11 @@ class OnesweepPlan : public SortPlan {
   const Counters& counters_for(std::uint64_t launch);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
   /// counts every pass's digits of data's keys, zeroes the next sort's histogram and clears the
-  /// first run's look-back status, and where `copy_to_scratch` also copies data's keys and
-  /// values to scratch's; returns its event where `use` asks for one.
+  /// first run's look-back status, and where `copy_into` is not null also copies data's keys and
+  /// values there; returns its event where `use` asks for one.
   cl::Event count_digits(CommandChain& chain, const Scratch& scratch, const PassData& data,
                          std::uint64_t n, const SortSpec& spec, std::size_t passes,
-                         bool fill_counters, EventFor use, bool copy_to_scratch = false);
+                         bool fill_counters, EventFor use, const PassData* copy_into = nullptr);
   /// Reads `words` words of `buffer` once `after` completes, through the plan's own queue so
   /// that the read does not wait for what `queue` runs after it.
   std::vector<cl_uint> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer,
@@ -121,14 +121,15 @@ class OnesweepPlan : public SortPlan {
   /// Marks every command of a sort enqueued: the counters are clean, the next sort counts into
   /// the other histogram.
   void end_sort();
-  /// Enqueues `passes` as runs first_run, first_run + 1, ... from `source` (data where null;
-  /// else the keys there, in data or scratch), then a copy back if they end in scratch. If
+  /// Enqueues `passes` as runs first_run, first_run + 1, ... from `source` (output, scratch or
+  /// the input of a sort out of place) into `output`, then a copy there if they end in
+  /// scratch. If
   /// `read_after_first_pass`, the counts are read once `counted` (the histogram's event)
   /// completes, while the first pass runs, and the later passes they show constant are dropped.
-  void enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
-                      std::uint64_t n, const SortSpec& spec, const std::vector<PassDigit>& digits,
-                      std::vector<std::size_t> passes, const cl::Event& counted,
-                      bool read_after_first_pass, const PassData* source = nullptr,
+  void enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& source,
+                      const PassData& output, std::uint64_t n, const SortSpec& spec,
+                      const std::vector<PassDigit>& digits, std::vector<std::size_t> passes,
+                      const cl::Event& counted, bool read_after_first_pass,
                       std::size_t first_run = 0);
   /// Enqueues pass `pass` (digit `digit`) as the sort's run `run` (0 for the first pass not
   /// skipped) from `from` to `to`, one launch per portion.

@@ -34,24 +34,27 @@ std::vector<cl::Buffer> ReduceThenScanPlan::reserve(std::uint64_t n) {
   return held;
 }
 
-void ReduceThenScanPlan::run(CommandChain& chain, const PassData& data, std::uint64_t n,
-                             const SortSpec& spec) {
+void ReduceThenScanPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                             std::uint64_t n, const SortSpec& spec) {
   const KernelConfig& config = radix_.config();
   const Scratch scratch = scratch_for(n);
   const cl::Buffer& hist = scratch.histogram;
-
-  const PassData* from = &data;
-  const PassData* to = &scratch.data;
+  const std::vector<PassDigit> digits =
+      pass_digits(spec.begin_bit, spec.end_bit, config.params.radix_bits);
+  // Out of place, the first pass reads the input and writes where the last pass ends in output.
+  const PassData* from = &input;
+  const PassData* to =
+      same_buffers(input, output) || digits.size() % 2 == 0 ? &scratch.data : &output;
   const std::uint64_t blocks = radix_.block_count(n);
-  for (const PassDigit& digit :
-       pass_digits(spec.begin_bit, spec.end_bit, config.params.radix_bits)) {
+  for (const PassDigit& digit : digits) {
     radix_.count(chain, from->keys, n, digit, spec.descending, hist);
     scan_.run(chain, hist, (digit.mask + std::uint64_t{1}) * blocks);
     radix_.scatter(chain, *from, *to, n, digit, spec.descending, hist);
-    std::swap(from, to);
+    from = to;
+    to = to == &output ? &scratch.data : &output;
   }
-  if (from != &data)
-    copy_pass_data(chain, *from, data, n, key_size(config.key_type), config.value_bytes);
+  if (!same_buffers(*from, output))
+    copy_pass_data(chain, *from, output, n, key_size(config.key_type), config.value_bytes);
 }
 
 }  // namespace clsort::detail

@@ -13,7 +13,7 @@ class ReduceThenScanPlan : public SortPlan {
                      const KernelConfig& config);
 
   /// Runs every pass: this plan never looks for constant-digit passes.
-  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
+  void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
            const SortSpec& spec) override;
   std::vector<cl::Buffer> reserve(std::uint64_t n) override;
 

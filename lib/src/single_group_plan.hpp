@@ -14,9 +14,10 @@ class SingleGroupPlan : public WholeArrayPlan {
  public:
   SingleGroupPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
 
-  /// Enqueues the one kernel; throws clsort::Error if n exceeds single_group_capacity().
-  void run(CommandChain& chain, const PassData& data, std::uint64_t n,
-           const SortSpec& spec) override;
+ private:
+  /// Enqueues the one kernel.
+  void launch(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
+              const SortSpec& spec) override;
 };
 
 }  // namespace clsort::detail

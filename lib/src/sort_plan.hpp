@@ -26,10 +26,11 @@ class SortPlan {
  public:
   virtual ~SortPlan() = default;
 
-  /// Enqueues on `chain` the sort of data (n keys, and values if the config has them) in place
-  /// as `spec` says.
-  virtual void run(CommandChain& chain, const PassData& data, std::uint64_t n,
-                   const SortSpec& spec) = 0;
+  /// Enqueues on `chain` the sort of n keys (and values if the config has them) of `input` into
+  /// `output` as `spec` says. `output` is either `input` itself (the sort is in place) or
+  /// buffers that share no bytes with input's, which are then only read.
+  virtual void run(CommandChain& chain, const PassData& input, const PassData& output,
+                   std::uint64_t n, const SortSpec& spec) = 0;
 
   /// Allocates the scratch buffers for n keys now (they grow on demand otherwise) and builds
   /// what the sort would build at its first use; returns every buffer the plan holds for n
@@ -40,6 +41,10 @@ class SortPlan {
 /// The plan for a configuration's algorithm (config.params.algorithm).
 std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::Device& device,
                                          const KernelConfig& config);
+
+/// Whether a and b are the same buffers (for a sort's input and output: the sort is in place), by
+/// the keys' buffer handles: a Sorter passes plans keys and values both in place or neither.
+bool same_buffers(const PassData& a, const PassData& b);
 
 /// Enqueues on `chain` the copy of n keys (and values, if value_bytes > 0) from `from` to `to`.
 void copy_pass_data(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,

@@ -40,6 +40,31 @@ class HostStaging {
   std::size_t bytes_ = 0;
 };
 
+// Where a buffer's bytes lie: the memory object they belong to (the parent of a sub-buffer, which
+// OpenCL makes only of whole buffers) and their offset in it.
+struct BufferPlace {
+  cl_mem memory;
+  std::uint64_t offset;
+};
+
+BufferPlace place_of(const cl::Buffer& buffer) {
+  cl::Memory parent;
+  std::size_t offset = 0;
+  detail::check(buffer.getInfo(CL_MEM_ASSOCIATED_MEMOBJECT, &parent), "query buffer");
+  detail::check(buffer.getInfo(CL_MEM_OFFSET, &offset), "query buffer");
+  return {parent() ? parent() : buffer(), offset};
+}
+
+// Whether the first a_bytes of `a` and the first b_bytes of `b` share any byte.
+bool share_bytes(const cl::Buffer& a, std::uint64_t a_bytes, const cl::Buffer& b,
+                 std::uint64_t b_bytes) {
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  const BufferPlace pa = place_of(a);
+  const BufferPlace pb = place_of(b);
+  return pa.memory == pb.memory && pa.offset < pb.offset + b_bytes &&
+         pb.offset < pa.offset + a_bytes;
+}
+
 }  // namespace
 
 struct Sorter::Impl {
@@ -230,9 +255,49 @@ struct Sorter::Impl {
                               std::to_string(limits.max_allocation_bytes) + " of " + limits.name);
   }
 
-  cl::Event enqueue_sort(const detail::PassData& data, std::uint64_t n, KeyType type,
-                         std::size_t value_bytes, const SortOptions& options,
-                         const std::vector<cl::Event>* wait_events) {
+  // Refuses an output buffer that shares bytes with an input buffer other than its own input
+  // handle (a sub-buffer of the same memory): the passes would read what they overwrite.
+  void check_no_overlap(const detail::PassData& input, const detail::PassData& output,
+                        std::uint64_t key_bytes, std::uint64_t value_bytes) const {
+    struct Named {
+      const cl::Buffer* buffer;
+      std::uint64_t bytes;
+      const char* name;
+    };
+    std::vector<Named> inputs{{&input.keys, key_bytes, "keys_in"}};
+    std::vector<Named> outputs{{&output.keys, key_bytes, "keys_out"}};
+    if (value_bytes > 0) {
+      inputs.push_back({&input.values, value_bytes, "values_in"});
+      outputs.push_back({&output.values, value_bytes, "values_out"});
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      for (std::size_t o = 0; o < outputs.size(); ++o) {
+        const bool own_input = i == o && (*inputs[i].buffer)() == (*outputs[o].buffer)();
+        if (!own_input &&
+            share_bytes(*inputs[i].buffer, inputs[i].bytes, *outputs[o].buffer, outputs[o].bytes))
+          throw Error("sort", std::string(outputs[o].name) + " shares bytes with " +
+                                  inputs[i].name +
+                                  ": an output must be its own input buffer or apart from "
+                                  "every input");
+      }
+  }
+
+  // Copies `bytes` from one buffer to another on the chain, unless they are the same buffer.
+  static void copy_unless_same(detail::CommandChain& chain, const cl::Buffer& from,
+                               const cl::Buffer& to, std::uint64_t bytes, const char* what) {
+    if (from() == to() || bytes == 0) return;
+    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+      detail::check(chain.queue().enqueueCopyBuffer(from, to, 0, 0, bytes, waits, event),
+                    "enqueue copy", what);
+    });
+  }
+
+  // Sorts n keys (and values) of `input` into `output`: buffers either the same as input's (in
+  // place) or apart from them (a buffer of one array in place, the other's apart: that one is
+  // copied to its output and the two sorted there).
+  cl::Event enqueue_sort(const detail::PassData& input, const detail::PassData& output,
+                         std::uint64_t n, KeyType type, std::size_t value_bytes,
+                         const SortOptions& options, const std::vector<cl::Event>* wait_events) {
     const unsigned width = key_bits(type);
     const unsigned end_bit = options.end_bit.value_or(width);
     if (options.begin_bit > end_bit || end_bit > width)
@@ -243,19 +308,37 @@ struct Sorter::Impl {
     if (value_bytes != 0 && !is_supported_value_size(value_bytes))
       throw Error("sort_pairs", "value size " + std::to_string(value_bytes) +
                                     " is not one of 1, 2, 4, 8, 16 bytes");
-    check_allocation(n * key_size(type), n, "keys");
-    check_allocation(n * value_bytes, n, "values");
-    check_buffer(data.keys, n * key_size(type), "keys");
-    if (value_bytes > 0) check_buffer(data.values, n * value_bytes, "values");
+    const std::uint64_t key_total = n * key_size(type);
+    const std::uint64_t value_total = n * value_bytes;
+    check_allocation(key_total, n, "keys");
+    check_allocation(value_total, n, "values");
+    const bool apart = input.keys() != output.keys();
+    check_buffer(input.keys, key_total, apart ? "keys_in" : "keys");
+    if (apart) check_buffer(output.keys, key_total, "keys_out");
+    if (value_bytes > 0) {
+      const bool values_apart = input.values() != output.values();
+      check_buffer(input.values, value_total, values_apart ? "values_in" : "values");
+      if (values_apart) check_buffer(output.values, value_total, "values_out");
+    }
+    check_no_overlap(input, output, key_total, value_total);
 
     std::vector<cl::Event> waits = wait_events ? *wait_events : std::vector<cl::Event>{};
     if (last_sort()) waits.push_back(last_sort);
     detail::CommandChain chain(queue, std::move(waits), options.return_event);
     try {
-      if (n > 1 && options.begin_bit < end_bit) {
+      const bool sorts = n > 1 && options.begin_bit < end_bit;
+      const bool plan_apart =
+          sorts && apart && (value_bytes == 0 || input.values() != output.values());
+      if (!plan_apart) {
+        copy_unless_same(chain, input.keys, output.keys, key_total, "keys_in to keys_out");
+        if (value_bytes > 0)
+          copy_unless_same(chain, input.values, output.values, value_total,
+                           "values_in to values_out");
+      }
+      if (sorts) {
         const detail::SortSpec spec{options.begin_bit, end_bit, options.descending,
                                     options.constant_pass_check};
-        plan(type, value_bytes, n).run(chain, data, n, spec);
+        plan(type, value_bytes, n).run(chain, plan_apart ? input : output, output, n, spec);
       }
       last_sort = chain.done();
     } catch (const Error&) {
@@ -292,7 +375,13 @@ Sorter& Sorter::operator=(Sorter&&) noexcept = default;
 
 cl::Event Sorter::sort(const cl::Buffer& keys, std::uint64_t n, KeyType type,
                        const SortOptions& options, const std::vector<cl::Event>* wait_events) {
-  return impl_->enqueue_sort({keys, {}}, n, type, 0, options, wait_events);
+  return impl_->enqueue_sort({keys, {}}, {keys, {}}, n, type, 0, options, wait_events);
+}
+
+cl::Event Sorter::sort_into(const cl::Buffer& keys_in, const cl::Buffer& keys_out, std::uint64_t n,
+                            KeyType type, const SortOptions& options,
+                            const std::vector<cl::Event>* wait_events) {
+  return impl_->enqueue_sort({keys_in, {}}, {keys_out, {}}, n, type, 0, options, wait_events);
 }
 
 cl::Event Sorter::sort_pairs(const cl::Buffer& keys, const cl::Buffer& values, std::uint64_t n,
@@ -300,7 +389,19 @@ cl::Event Sorter::sort_pairs(const cl::Buffer& keys, const cl::Buffer& values, s
                              const std::vector<cl::Event>* wait_events) {
   if (value_bytes == 0)
     throw Error("sort_pairs", "value size 0 is not one of 1, 2, 4, 8, 16 bytes");
-  return impl_->enqueue_sort({keys, values}, n, type, value_bytes, options, wait_events);
+  return impl_->enqueue_sort({keys, values}, {keys, values}, n, type, value_bytes, options,
+                             wait_events);
+}
+
+cl::Event Sorter::sort_pairs_into(const cl::Buffer& keys_in, const cl::Buffer& values_in,
+                                  const cl::Buffer& keys_out, const cl::Buffer& values_out,
+                                  std::uint64_t n, KeyType type, std::size_t value_bytes,
+                                  const SortOptions& options,
+                                  const std::vector<cl::Event>* wait_events) {
+  if (value_bytes == 0)
+    throw Error("sort_pairs_into", "value size 0 is not one of 1, 2, 4, 8, 16 bytes");
+  return impl_->enqueue_sort({keys_in, values_in}, {keys_out, values_out}, n, type, value_bytes,
+                             options, wait_events);
 }
 
 namespace {
@@ -354,7 +455,7 @@ void Sorter::sort_host_bytes_into(const void* keys_in, void* keys_out, std::size
   }
   SortOptions with_event = options;
   with_event.return_event = true;  // waited for below
-  cl::Event sorted = s.enqueue_sort(data, n, type, value_bytes, with_event, nullptr);
+  cl::Event sorted = s.enqueue_sort(data, data, n, type, value_bytes, with_event, nullptr);
   // Wait first: the host data is only overwritten once the sort is known to have succeeded.
   detail::check(sorted.wait(), "sort", "waiting for the sort to finish");
   if (n == 0) return;

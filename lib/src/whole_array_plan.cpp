@@ -5,16 +5,21 @@
 
 namespace clsort::detail {
 
-KernelArgs WholeArrayPlan::leading_args(const PassData& data, std::uint64_t n,
-                                        const SortSpec& spec) {
+void WholeArrayPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                         std::uint64_t n, const SortSpec& spec) {
   const std::uint64_t capacity = single_group_capacity(config_.params);
   if (n > capacity)
     throw Error("sort", "algorithm = " + std::string(to_string(config_.params.algorithm)) +
                             " with these parameters sorts at most " + std::to_string(capacity) +
                             " keys; this sort has " + std::to_string(n));
+  launch(chain, input, output, n, spec);
+}
+
+KernelArgs WholeArrayPlan::leading_args(const PassData& input, const PassData& output,
+                                        std::uint64_t n, const SortSpec& spec) {
   KernelArgs args(kernel_, false);
-  args.buffer(data.keys);
-  if (config_.value_bytes > 0) args.buffer(data.values);
+  args.buffer(input.keys).buffer(output.keys);
+  if (config_.value_bytes > 0) args.buffer(input.values).buffer(output.values);
   args.u32(static_cast<std::uint32_t>(n))
       .u32(spec.begin_bit)
       .u32(spec.end_bit)

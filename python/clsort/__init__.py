@@ -207,25 +207,42 @@ def _device_array(arr, what):
     return arr.queue.int_ptr, arr.base_data.int_ptr if arr.base_data is not None else 0
 
 
-def sort_(arr, *, descending=False):
+def _output_array(out, like, what):
+    """The buffer handle of `out`, a pyopencl array to sort `like` into (0 where out is None)."""
+    if out is None:
+        return 0
+    _, buffer = _device_array(out, what)
+    if out.dtype != like.dtype or out.size != like.size:
+        raise ValueError(f"{what} must be a pyopencl array of {like.size} {like.dtype}; "
+                         f"got {out.size} {out.dtype}")
+    return buffer
+
+
+def sort_(arr, *, descending=False, out=None):
     """Sorts a pyopencl.array.Array in place on its own queue, on the device, with no host copy.
 
-    Returns `arr` once the sort is enqueued: commands enqueued after it on that in-order queue
-    (or waiting for it) see the sorted keys. A sort of more than 4,096 keys on a GPU may wait for
-    its digit counts before returning (to skip passes whose digit is constant).
+    With `out` (a pyopencl array of arr's dtype and size, in its context) the sorted keys go to
+    out and arr is left as it was, which costs less than a copy and a sort in place. Returns arr
+    (or out) once the sort is enqueued: commands enqueued after it on that in-order queue (or
+    waiting for it) see the sorted keys. A sort of more than 4,096 keys on a GPU may wait for its
+    digit counts before returning (to skip passes whose digit is constant).
     """
     queue, keys = _device_array(arr, "arr")
     native, key_type = _native_keys(_np.empty(0, dtype=arr.dtype))
     if native.dtype != arr.dtype:
         raise TypeError(f"pyopencl arrays are sorted in native byte order; got {arr.dtype}")
+    keys_out = _output_array(out, arr, "out")
     if arr.size > 0:
-        _clsort.sort_buffers(queue, keys, arr.size, key_type, 0, 0, descending)
-    return arr
+        _clsort.sort_buffers(queue, keys, arr.size, key_type, 0, 0, descending, keys_out, 0)
+    return arr if out is None else out
 
 
-def sort_pairs_(keys, values, *, descending=False):
+def sort_pairs_(keys, values, *, descending=False, out=None):
     """Sorts pyopencl arrays `keys` in place and moves `values` (1, 2, 4, 8 or 16 bytes each)
-    with them, on the keys' queue; returns (keys, values) once enqueued, as sort_ does."""
+    with them, on the keys' queue; returns (keys, values) once enqueued, as sort_ does. With
+    out=(keys_out, values_out), pyopencl arrays like keys and values, the sorted pairs go there
+    and keys and values are left as they were (None in out: that array sorted in place); returns
+    the arrays that hold the sorted pairs."""
     queue, key_buffer = _device_array(keys, "keys")
     _, value_buffer = _device_array(values, "values")
     if values.size != keys.size:
@@ -235,10 +252,13 @@ def sort_pairs_(keys, values, *, descending=False):
     native, key_type = _native_keys(_np.empty(0, dtype=keys.dtype))
     if native.dtype != keys.dtype:
         raise TypeError(f"pyopencl arrays are sorted in native byte order; got {keys.dtype}")
+    keys_out, values_out = (None, None) if out is None else out
+    key_output = _output_array(keys_out, keys, "out[0]")
+    value_output = _output_array(values_out, values, "out[1]")
     if keys.size > 0:
         _clsort.sort_buffers(queue, key_buffer, keys.size, key_type, value_buffer,
-                             values.dtype.itemsize, descending)
-    return keys, values
+                             values.dtype.itemsize, descending, key_output, value_output)
+    return (keys if keys_out is None else keys_out, values if values_out is None else values_out)
 
 
 def tune(device="", *, budget="10m", classes=None, sizes=None, output=None, space=None,

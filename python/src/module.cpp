@@ -117,10 +117,11 @@ DeviceSorter& sorter_for_queue(std::uintptr_t handle) {
   return *entry;
 }
 
-// Enqueues a sort of device buffers on a caller's queue; returns once it is enqueued.
+// Enqueues a sort of device buffers on a caller's queue, into keys_out and values_out (0: in
+// place); returns once it is enqueued.
 void sort_buffers(std::uintptr_t queue, std::uintptr_t keys, std::size_t n,
                   const std::string& key_type, std::uintptr_t values, std::size_t value_bytes,
-                  bool descending) {
+                  bool descending, std::uintptr_t keys_out, std::uintptr_t values_out) {
   const clsort::KeyType type = key_type_named(key_type);
   DeviceSorter& d = sorter_for_queue(queue);
   clsort::SortOptions options;
@@ -128,15 +129,20 @@ void sort_buffers(std::uintptr_t queue, std::uintptr_t keys, std::size_t n,
   // Python never sees the event, and the queue orders what follows: no event spares NVIDIA's
   // driver about 2 us a sort.
   options.return_event = false;
-  const cl::Buffer key_buffer(reinterpret_cast<cl_mem>(keys), /*retainObject=*/true);
+  const auto buffer = [](std::uintptr_t handle, std::uintptr_t otherwise) {
+    return cl::Buffer(reinterpret_cast<cl_mem>(handle ? handle : otherwise),
+                      /*retainObject=*/true);
+  };
+  const cl::Buffer key_buffer = buffer(keys, 0), key_output = buffer(keys_out, keys);
   nb::gil_scoped_release released;
   const std::lock_guard<std::mutex> guard(d.lock);
   if (value_bytes == 0) {
-    d.sorter->sort(key_buffer, n, type, options);
+    d.sorter->sort_into(key_buffer, key_output, n, type, options);
     return;
   }
-  const cl::Buffer value_buffer(reinterpret_cast<cl_mem>(values), /*retainObject=*/true);
-  d.sorter->sort_pairs(key_buffer, value_buffer, n, type, value_bytes, options);
+  const cl::Buffer value_buffer = buffer(values, 0), value_output = buffer(values_out, values);
+  d.sorter->sort_pairs_into(key_buffer, value_buffer, key_output, value_output, n, type,
+                            value_bytes, options);
 }
 
 // (specification, platform, device, kind, profile path, how it matched) for every device.
@@ -176,7 +182,7 @@ NB_MODULE(_clsort, m) {
   m.def("sort_pairs", &sort_pairs, "keys"_a, "values"_a, "value_bytes"_a, "key_type"_a,
         "descending"_a, "device"_a);
   m.def("sort_buffers", &sort_buffers, "queue"_a, "keys"_a, "n"_a, "key_type"_a, "values"_a,
-        "value_bytes"_a, "descending"_a);
+        "value_bytes"_a, "descending"_a, "keys_out"_a, "values_out"_a);
   m.def("devices", &devices);
   m.def("device_in_use", &device_in_use, "device"_a);
 }

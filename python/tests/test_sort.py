@@ -211,6 +211,32 @@ def test_pyopencl_arrays_are_sorted_in_place_on_their_queue(dtype):
         assert np.array_equal(values.get(), descending_order(keys)), n
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float64, np.uint64])
+def test_pyopencl_arrays_are_sorted_into_others_leaving_them_alone(dtype):
+    import pyopencl.array as cl_array
+    queue = pyopencl_queue()
+    for n in (0, 1, 4097, 200_003):
+        keys = make_keys(dtype, n, "extremes", seed=n + 1)
+        on_device = cl_array.to_device(queue, keys)
+        out = cl_array.empty_like(on_device)
+        assert clsort.sort_(on_device, out=out) is out
+        assert same_bits(out.get(), np.sort(keys, kind="stable")), n
+        assert same_bits(on_device.get(), keys), n
+        values = np.arange(n, dtype=np.int64)
+        values_in = cl_array.to_device(queue, values)
+        keys_out, values_out = cl_array.empty_like(on_device), cl_array.empty_like(values_in)
+        result = clsort.sort_pairs_(on_device, values_in, descending=True,
+                                    out=(keys_out, values_out))
+        assert result[0] is keys_out and result[1] is values_out
+        assert np.array_equal(values_out.get(), descending_order(keys)), n
+        assert same_bits(on_device.get(), keys) and np.array_equal(values_in.get(), values), n
+        # Values sorted in their own array, keys into another.
+        keys_out, values_in_place = clsort.sort_pairs_(on_device, values_in, out=(keys_out, None))
+        assert values_in_place is values_in
+        assert np.array_equal(values_in.get(), np.argsort(keys, kind="stable")), n
+        assert same_bits(keys_out.get(), np.sort(keys, kind="stable")), n
+
+
 def test_pyopencl_misuse_is_refused_by_name():
     import pyopencl.array as cl_array
     queue = pyopencl_queue()
@@ -223,6 +249,10 @@ def test_pyopencl_misuse_is_refused_by_name():
         clsort.sort_(cl_array.to_device(queue, np.zeros(3, dtype=np.float16)))
     with pytest.raises(ValueError, match="elements"):
         clsort.sort_pairs_(whole, cl_array.to_device(queue, np.zeros(3, dtype=np.uint32)))
+    with pytest.raises(ValueError, match="out must be a pyopencl array of 10 uint32"):
+        clsort.sort_(whole, out=cl_array.to_device(queue, np.zeros(10, dtype=np.int32)))
+    with pytest.raises(ValueError, match=r"out\[1\] must be"):
+        clsort.sort_pairs_(whole, whole.copy(), out=(whole.copy(), whole[:9].copy()))
 
 
 def test_tune_writes_a_profile_that_loads(tmp_path):

@@ -3,6 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <clsort/clsort.hpp>
@@ -21,6 +23,25 @@ inline Params shaped_params(Algorithm algorithm, Ranking ranking, int work_group
   p.work_group_size = work_group_size;
   p.elements_per_thread = elements_per_thread;
   return p;
+}
+
+/// A parameter set's algorithm and ranking, or "device defaults" for none.
+inline std::string describe(const std::optional<Params>& p) {
+  if (!p) return "device defaults";
+  return std::string(to_string(p->algorithm)) + " with " + std::string(to_string(p->ranking));
+}
+
+/// A Sorter on the test queue with set `p`, or with the device's profile and defaults for none.
+inline Sorter make_sorter(const std::optional<Params>& p) {
+  return p ? Sorter(test_queue(), *p) : Sorter(test_queue());
+}
+
+/// Every SortOptions::constant_pass_check mode.
+inline const std::vector<ConstantPassCheck>& every_constant_pass_check() {
+  static const std::vector<ConstantPassCheck> modes{ConstantPassCheck::after_first_pass,
+                                                    ConstantPassCheck::before_first_pass,
+                                                    ConstantPassCheck::never};
+  return modes;
 }
 
 /// The sets of `candidates` that the test device runs for these key and value widths (at least

@@ -94,6 +94,23 @@ class Sorter {
                        KeyType type, std::size_t value_bytes, const SortOptions& options = {},
                        const std::vector<cl::Event>* wait_events = nullptr);
 
+  /// Like sort(), from the first n keys of `keys_in` into `keys_out`, leaving keys_in as it was.
+  /// Cheaper than a copy and a sort in place: the first pass reads keys_in (onesweep,
+  /// fused_onesweep with one pass, reduce_then_scan; the other algorithms copy first). keys_out
+  /// may be keys_in itself (a sort in place); otherwise the two must share no bytes, which the
+  /// call checks for sub-buffers of one buffer (throws clsort::Error).
+  cl::Event sort_into(const cl::Buffer& keys_in, const cl::Buffer& keys_out, std::uint64_t n,
+                      KeyType type, const SortOptions& options = {},
+                      const std::vector<cl::Event>* wait_events = nullptr);
+
+  /// Like sort_pairs(), from keys_in and values_in into keys_out and values_out, as sort_into()
+  /// does: each output is its own input buffer or shares no bytes with any input.
+  cl::Event sort_pairs_into(const cl::Buffer& keys_in, const cl::Buffer& values_in,
+                            const cl::Buffer& keys_out, const cl::Buffer& values_out,
+                            std::uint64_t n, KeyType type, std::size_t value_bytes,
+                            const SortOptions& options = {},
+                            const std::vector<cl::Event>* wait_events = nullptr);
+
   /// Builds the kernels and allocates the scratch buffers a sort of n keys of `type` with
   /// `value_bytes`-byte values (0: keys only) needs, so that the sort itself does neither, and
   /// returns once the device holds the buffers' memory (a GPU driver may allocate it only at a
