@@ -159,11 +159,11 @@ double time_host_data(Sorter& sorter, const Options& o, const std::vector<unsign
 }
 
 void report(const Row& row, std::ostream* csv) {
-  std::cout << std::left << std::setw(14) << row.implementation << std::setw(5) << row.key_type
-            << std::setw(4) << row.value_bytes << std::setw(9) << row.distribution << std::right
-            << std::setw(11) << row.n << std::fixed << std::setprecision(3) << std::setw(11)
-            << row.median_ms << " ms" << std::setprecision(2) << std::setw(9) << row.gkeys_per_s()
-            << " Gkeys/s" << std::endl;
+  std::cout << std::left << std::setw(13) << row.implementation << " " << std::setw(5)
+            << row.key_type << std::setw(4) << row.value_bytes << std::setw(9) << row.distribution
+            << std::right << std::setw(11) << row.n << std::fixed << std::setprecision(3)
+            << std::setw(11) << row.median_ms << " ms" << std::setprecision(2) << std::setw(9)
+            << row.gkeys_per_s() << " Gkeys/s" << std::endl;
   if (csv) *csv << csv_line(row) << std::endl;
 }
 

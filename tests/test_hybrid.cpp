@@ -266,8 +266,9 @@ BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
                                byte_counts(keys), n, detail::HybridPlan::bucket_target(limit)) ==
                            2u);
         for (bool descending : {false, true}) {
-          expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{descending},
-                                                          "one repeated key");
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(
+              plan, keys, SortOptions{descending}, "one repeated key",
+              descending ? Placement::into_others : Placement::in_place);
           BOOST_TEST(plan.last_bucket_passes() == 2u, "descending " << descending);
           BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
         }
@@ -278,7 +279,8 @@ BOOST_AUTO_TEST_CASE(a_large_bucket_of_equal_keys_is_copied_through) {
           // bucket passes.
           detail::HybridPlan fresh(test_context(), test_device(),
                                    detail::KernelConfig{KeyType::u64, 4, false, p});
-          expect_plan_sorts<std::uint64_t, std::uint32_t>(fresh, spoilt, {}, "one unequal key");
+          expect_plan_sorts<std::uint64_t, std::uint32_t>(fresh, spoilt, {}, "one unequal key",
+                                                          Placement::into_others);
           BOOST_TEST(fresh.last_sort_fell_back(), "unequal key at " << unequal);
         }
       }
@@ -333,8 +335,9 @@ BOOST_AUTO_TEST_CASE(sorts_after_an_overflow_skip_the_buckets_for_a_while) {
         };
         const auto expect_skipped = [&](unsigned sorts, const char* what) {
           for (unsigned sort = 0; sort < sorts; ++sort) {
-            expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, heavy, SortOptions{sort % 2 == 1},
-                                                            what);
+            expect_plan_sorts<std::uint64_t, std::uint32_t>(
+                plan, heavy, SortOptions{sort % 2 == 1}, what,
+                sort % 2 == 1 ? Placement::into_others : Placement::in_place);
             BOOST_TEST(plan.last_sort_skipped_buckets(), what << ", sort " << sort);
             BOOST_TEST(plan.last_sort_went_deeper() == deeper_holds, what << ", sort " << sort);
             BOOST_TEST(plan.last_bucket_passes() == (deeper_holds ? deeper : 0u),
@@ -397,7 +400,9 @@ BOOST_AUTO_TEST_CASE(nans_and_zeros_make_buckets_copied_through) {
         keys[i] = as_double(i % 3 == 0 ? nan : (i % 3 == 1 ? spread : sign));  // sign: ±0
       }
       for (bool descending : {false, true}) {
-        expect_plan_sorts<double, KeysOnly>(plan, keys, SortOptions{descending}, "NaNs and zeros");
+        expect_plan_sorts<double, KeysOnly>(
+            plan, keys, SortOptions{descending}, "NaNs and zeros",
+            descending ? Placement::into_others : Placement::in_place);
         BOOST_TEST(plan.last_bucket_passes() > 0u, "descending " << descending);
         BOOST_TEST(!plan.last_sort_fell_back(), "descending " << descending);
       }
@@ -416,8 +421,9 @@ BOOST_AUTO_TEST_CASE(tile_and_depth_keys_run_the_bucket_passes) {
           detail::HybridPlan::bucket_passes(varying_byte_counts(keys), keys.size(),
                                             detail::HybridPlan::bucket_target(limit)) > 0u);
       for (bool descending : {false, true}) {
-        expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, SortOptions{descending},
-                                                        "tile and depth");
+        expect_plan_sorts<std::uint64_t, std::uint32_t>(
+            plan, keys, SortOptions{descending}, "tile and depth",
+            descending ? Placement::into_others : Placement::in_place);
         BOOST_TEST(plan.last_bucket_passes() > 0u, "descending " << descending);
       }
     }
@@ -517,7 +523,8 @@ BOOST_AUTO_TEST_CASE(narrow_digits_run_the_usual_passes_at_eight_bits) {
       std::vector<std::uint64_t> keys = heavy_buckets(n, 5);
       for (std::size_t i = 1; i < tile; i += 2)
         keys[i] = (keys[i] & 0xFFFFFFFFFFFFull) | std::uint64_t{0x8081} << 48;
-      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, "overflowing bucket");
+      expect_plan_sorts<std::uint64_t, std::uint32_t>(plan, keys, {}, "overflowing bucket",
+                                                      Placement::into_others);
       BOOST_TEST(plan.last_sort_overflowed());
       BOOST_TEST_REQUIRE(plan.last_bucket_passes() == 3u + detail::HybridPlan::extra_bucket_digits);
       BOOST_TEST(plan.last_sort_fell_back());

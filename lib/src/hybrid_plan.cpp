@@ -149,21 +149,20 @@ void HybridPlan::run(CommandChain& chain, const PassData& input, const PassData&
     return OnesweepPlan::run(chain, input, output, n, spec);
   if (unbucketed_.take(floor_log2(n)))
     return run_without_bucket_check(chain, input, output, n, spec);
-  // The bucket check's guessed pass and the segment step sort where the keys lie: out of place,
-  // the histogram kernel copies them to output as it counts them.
+  // The first pass reads the input (which out of place it only reads); the others move the keys
+  // between output and scratch.
   const PassData& data = output;
   const std::vector<PassDigit> digits =
       pass_digits(spec.begin_bit, spec.end_bit, config_.params.radix_bits);
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
   const cl::Event counted =
-      count_digits(chain, scratch, input, n, spec, digits.size(), fill_counters, EventFor::host,
-                   same_buffers(input, output) ? nullptr : &output);
+      count_digits(chain, scratch, input, n, spec, digits.size(), fill_counters, EventFor::host);
   // The device runs a guess at the first pass while the host reads the digit counts, which it
   // would otherwise wait for idle. The pass writes only scratch: a wrong guess is dropped.
   const std::optional<std::size_t> guessed = guess_first_pass(digits, n);
   if (guessed)
-    enqueue_pass(chain, scratch, data, scratch.data, n, spec, *guessed, 0, digits[*guessed]);
+    enqueue_pass(chain, scratch, input, scratch.data, n, spec, *guessed, 0, digits[*guessed]);
   const std::vector<cl_uint> digits_counted =
       read_counts(chain.queue(), scratch, digits.size(), counted);
   const std::vector<std::size_t> varying = varying_passes(digits_counted, n, 0, digits.size());
@@ -182,11 +181,11 @@ void HybridPlan::run(CommandChain& chain, const PassData& input, const PassData&
   guess_held_ = guessed && !first_passes.empty() && !wide && *guessed == first_passes.front();
   const Passes passes{digits, counted, guessed && !guess_held_ ? 1u : 0u};
   if (wide)
-    run_wide_passes(chain, *wide, data, data, n, spec);
+    run_wide_passes(chain, *wide, input, data, n, spec);
   else if (top == 0)
-    enqueue_usual_passes(chain, scratch, data, n, spec, passes, varying);
+    enqueue_usual_passes(chain, scratch, input, data, n, spec, passes, varying);
   else {
-    enqueue_bucket_sort(chain, scratch, data, n, spec, passes, varying, first_passes);
+    enqueue_bucket_sort(chain, scratch, input, data, n, spec, passes, varying, first_passes);
     remember_bucket_sort(n, crowding);
   }
   end_sort();
@@ -271,22 +270,27 @@ bool HybridPlan::skip_buckets_after_fallback(std::uint64_t n, double crowding) {
 }
 
 void HybridPlan::enqueue_usual_passes(CommandChain& chain, const Scratch& scratch,
-                                      const PassData& data, std::uint64_t n, const SortSpec& spec,
-                                      const Passes& passes,
+                                      const PassData& input, const PassData& data, std::uint64_t n,
+                                      const SortSpec& spec, const Passes& passes,
                                       const std::vector<std::size_t>& varying) {
   if (guess_held_)
     enqueue_passes(chain, scratch, scratch.data, data, n, spec, passes.digits,
                    {varying.begin() + 1, varying.end()}, passes.counted, false, 1);
   else if (!varying.empty())
-    enqueue_passes(chain, scratch, data, data, n, spec, passes.digits, varying, passes.counted,
+    enqueue_passes(chain, scratch, input, data, n, spec, passes.digits, varying, passes.counted,
                    false, passes.first_run);
+  else if (!same_buffers(input, data))
+    copy_pass_data(chain, input, data, n, key_size(config_.key_type), config_.value_bytes);
 }
 
 void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch,
-                                     const PassData& data, std::uint64_t n, const SortSpec& spec,
-                                     const Passes& passes, const std::vector<std::size_t>& varying,
+                                     const PassData& input, const PassData& data, std::uint64_t n,
+                                     const SortSpec& spec, const Passes& passes,
+                                     const std::vector<std::size_t>& varying,
                                      const std::vector<std::size_t>& bucket_digits) {
-  const PassData* from = guess_held_ ? &scratch.data : &data;
+  // After the first pass (from the input, or the guess's in scratch) the keys move between data
+  // and scratch.
+  const PassData* from = guess_held_ ? &scratch.data : &input;
   const PassData* to = guess_held_ ? &data : &scratch.data;
   std::size_t run = passes.first_run + (guess_held_ ? 1 : 0);
   const std::size_t deeper = bucket_digits.size() + extra_bucket_digits;
@@ -295,7 +299,8 @@ void HybridPlan::enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch
   const auto bucket_by = [&](const std::vector<std::size_t>& digits, std::size_t first) {
     for (std::size_t d = first; d < digits.size(); ++d) {
       enqueue_pass(chain, scratch, *from, *to, n, spec, digits[d], run++, passes.digits[digits[d]]);
-      std::swap(from, to);
+      from = to;
+      to = to == &data ? &scratch.data : &data;
     }
     bucket_passes_run_ = digits.size();
     return sort_segments(chain, *from, data, n, spec, passes.digits[digits.front()].shift,

@@ -167,17 +167,19 @@ class HybridPlan : public OnesweepPlan {
     std::size_t first_run;
   };
 
-  /// The usual passes over every varying digit, after a guess held or dropped.
-  void enqueue_usual_passes(CommandChain& chain, const Scratch& scratch, const PassData& data,
-                            std::uint64_t n, const SortSpec& spec, const Passes& passes,
-                            const std::vector<std::size_t>& varying);
+  /// The usual passes over every varying digit from input (or the held guess's pass in scratch)
+  /// into data, after a guess held or dropped.
+  void enqueue_usual_passes(CommandChain& chain, const Scratch& scratch, const PassData& input,
+                            const PassData& data, std::uint64_t n, const SortSpec& spec,
+                            const Passes& passes, const std::vector<std::size_t>& varying);
 
   /// The passes over `bucket_digits` (the top varying digits, least significant first), then
-  /// the segment step; where a segment overflows, the same over extra_bucket_digits more digits
-  /// (unless this sort took them already), then the usual passes over `varying`.
-  void enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch, const PassData& data,
-                           std::uint64_t n, const SortSpec& spec, const Passes& passes,
-                           const std::vector<std::size_t>& varying,
+  /// the segment step, from input (or the held guess's pass in scratch) into data; where a
+  /// segment overflows, the same over extra_bucket_digits more digits (unless this sort took them
+  /// already), then the usual passes over `varying`.
+  void enqueue_bucket_sort(CommandChain& chain, const Scratch& scratch, const PassData& input,
+                           const PassData& data, std::uint64_t n, const SortSpec& spec,
+                           const Passes& passes, const std::vector<std::size_t>& varying,
                            const std::vector<std::size_t>& bucket_digits);
 
   /// The last sort's choice: its size's power of two and its first pass's digit shift (none:
