@@ -282,6 +282,21 @@ struct Sorter::Impl {
       }
   }
 
+  // Checks that every buffer holds the sort's bytes (named keys/values in place, else keys_in,
+  // keys_out, ...) and that no output overlaps another input.
+  void check_buffers(const detail::PassData& input, const detail::PassData& output,
+                     std::uint64_t key_total, std::uint64_t value_total) const {
+    const bool keys_apart = input.keys() != output.keys();
+    check_buffer(input.keys, key_total, keys_apart ? "keys_in" : "keys");
+    if (keys_apart) check_buffer(output.keys, key_total, "keys_out");
+    if (value_total > 0) {
+      const bool values_apart = input.values() != output.values();
+      check_buffer(input.values, value_total, values_apart ? "values_in" : "values");
+      if (values_apart) check_buffer(output.values, value_total, "values_out");
+    }
+    check_no_overlap(input, output, key_total, value_total);
+  }
+
   // Copies `bytes` from one buffer to another on the chain, unless they are the same buffer.
   static void copy_unless_same(detail::CommandChain& chain, const cl::Buffer& from,
                                const cl::Buffer& to, std::uint64_t bytes, const char* what) {
@@ -312,15 +327,8 @@ struct Sorter::Impl {
     const std::uint64_t value_total = n * value_bytes;
     check_allocation(key_total, n, "keys");
     check_allocation(value_total, n, "values");
+    check_buffers(input, output, key_total, value_total);
     const bool apart = input.keys() != output.keys();
-    check_buffer(input.keys, key_total, apart ? "keys_in" : "keys");
-    if (apart) check_buffer(output.keys, key_total, "keys_out");
-    if (value_bytes > 0) {
-      const bool values_apart = input.values() != output.values();
-      check_buffer(input.values, value_total, values_apart ? "values_in" : "values");
-      if (values_apart) check_buffer(output.values, value_total, "values_out");
-    }
-    check_no_overlap(input, output, key_total, value_total);
 
     std::vector<cl::Event> waits = wait_events ? *wait_events : std::vector<cl::Event>{};
     if (last_sort()) waits.push_back(last_sort);
