@@ -95,8 +95,9 @@ class Sorter {
                        const std::vector<cl::Event>* wait_events = nullptr);
 
   /// Like sort(), from the first n keys of `keys_in` into `keys_out`, leaving keys_in as it was.
-  /// Cheaper than a copy and a sort in place: the first pass reads keys_in (onesweep,
-  /// fused_onesweep with one pass, reduce_then_scan; the other algorithms copy first). keys_out
+  /// Cheaper than a copy and a sort in place: the first pass (or the one kernel of rank_sort and
+  /// single_group) reads keys_in, and an odd number of passes then needs no copy, where in place
+  /// it needs one (fused_onesweep with more than one pass copies keys_in as it counts). keys_out
   /// may be keys_in itself (a sort in place); otherwise the two must share no bytes, which the
   /// call checks for sub-buffers of one buffer (throws clsort::Error).
   cl::Event sort_into(const cl::Buffer& keys_in, const cl::Buffer& keys_out, std::uint64_t n,
