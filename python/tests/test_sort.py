@@ -253,6 +253,10 @@ def test_pyopencl_misuse_is_refused_by_name():
         clsort.sort_(whole, out=cl_array.to_device(queue, np.zeros(10, dtype=np.int32)))
     with pytest.raises(ValueError, match=r"out\[1\] must be"):
         clsort.sort_pairs_(whole, whole.copy(), out=(whole.copy(), whole[:9].copy()))
+    keys, values = whole.copy(), whole.copy()
+    with pytest.raises(clsort.Error, match="keys_out shares bytes with values_in"):
+        clsort.sort_pairs_(keys, values, out=(values, keys))
+    assert np.array_equal(keys.get(), np.arange(10)) and np.array_equal(values.get(), np.arange(10))
 
 
 def test_tune_writes_a_profile_that_loads(tmp_path):
