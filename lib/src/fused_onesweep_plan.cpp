@@ -32,9 +32,9 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const Pa
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
   // The kernel's passes alternate between two buffers, from `first` to `second` and back, the
-  // last ending in output: one pass reads the input itself; an odd number of more starts from
-  // the histogram's copy of the input in scratch, an even number from its copy in output (in
-  // place, from output itself).
+  // last ending in output. One pass into other buffers reads the input itself; otherwise the
+  // passes start from the histogram kernel's copy of the input, in scratch for an odd number and
+  // in output for an even one (in place, output is the input: no copy).
   const PassData* first = &scratch.data;
   const PassData* second = &output;
   if (passes == 1 && !same_buffers(input, output))

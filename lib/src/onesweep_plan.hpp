@@ -122,9 +122,8 @@ class OnesweepPlan : public SortPlan {
   /// the other histogram.
   void end_sort();
   /// Enqueues `passes` as runs first_run, first_run + 1, ... from `source` (output, scratch or
-  /// the input of a sort out of place) into `output`, then a copy there if they end in
-  /// scratch. If
-  /// `read_after_first_pass`, the counts are read once `counted` (the histogram's event)
+  /// the input of a sort out of place) into `output`, then a copy there if they end in scratch.
+  /// If `read_after_first_pass`, the counts are read once `counted` (the histogram's event)
   /// completes, while the first pass runs, and the later passes they show constant are dropped.
   void enqueue_passes(CommandChain& chain, const Scratch& scratch, const PassData& source,
                       const PassData& output, std::uint64_t n, const SortSpec& spec,

@@ -55,8 +55,8 @@ RankSortPlan::RankSortPlan(const cl::Context& context, const cl::Device& device,
   check(status, "allocate buffer", "rank_sort's counters");
 }
 
-void RankSortPlan::launch(CommandChain& chain, const PassData& input, const PassData& output,
-                          std::uint64_t n, const SortSpec& spec) {
+void RankSortPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                       std::uint64_t n, const SortSpec& spec) {
   const RankSortShape shape = rank_sort_shape(config_.params, n, max_groups_, min_lanes_);
   leading_args(input, output, n, spec)
       .u32(static_cast<std::uint32_t>(shape.block_keys))

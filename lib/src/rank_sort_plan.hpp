@@ -23,14 +23,15 @@ class RankSortPlan : public WholeArrayPlan {
  public:
   RankSortPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
 
+  /// Enqueues the one kernel, from input into output (which may be input); throws clsort::Error
+  /// if n exceeds single_group_capacity().
+  void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
+           const SortSpec& spec) override;
+
   /// The work-groups' counters (no scratch).
   std::vector<cl::Buffer> reserve(std::uint64_t) override { return {sync_}; }
 
  private:
-  /// Enqueues the one kernel.
-  void launch(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
-              const SortSpec& spec) override;
-
   /// Work-groups one launch may spread over: one per compute unit on NVIDIA GPUs, where each
   /// holds one at once; one elsewhere, where nothing promises that work-groups which wait
   /// for each other run at the same time (PoCL runs some one after another on a thread).

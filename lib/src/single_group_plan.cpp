@@ -30,8 +30,8 @@ SingleGroupPlan::SingleGroupPlan(const cl::Context& context, const cl::Device& d
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
 }
 
-void SingleGroupPlan::launch(CommandChain& chain, const PassData& input, const PassData& output,
-                             std::uint64_t n, const SortSpec& spec) {
+void SingleGroupPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
+                          std::uint64_t n, const SortSpec& spec) {
   leading_args(input, output, n, spec)
       .u32(single_group_rank_from_bit(config_.params, n, spec.begin_bit, spec.end_bit));
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);

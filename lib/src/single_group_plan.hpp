@@ -14,10 +14,10 @@ class SingleGroupPlan : public WholeArrayPlan {
  public:
   SingleGroupPlan(const cl::Context& context, const cl::Device& device, const KernelConfig& config);
 
- private:
-  /// Enqueues the one kernel.
-  void launch(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
-              const SortSpec& spec) override;
+  /// Enqueues the one kernel, from input into output (which may be input); throws clsort::Error
+  /// if n exceeds single_group_capacity().
+  void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
+           const SortSpec& spec) override;
 };
 
 }  // namespace clsort::detail

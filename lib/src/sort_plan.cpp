@@ -40,17 +40,18 @@ bool same_buffers(const PassData& a, const PassData& b) {
   return a.keys() == b.keys();
 }
 
+void copy_buffer(CommandChain& chain, const cl::Buffer& from, const cl::Buffer& to,
+                 std::uint64_t bytes, const char* what) {
+  chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+    check(chain.queue().enqueueCopyBuffer(from, to, 0, 0, bytes, waits, event), "enqueue copy",
+          what);
+  });
+}
+
 void copy_pass_data(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,
                     std::size_t key_bytes, std::size_t value_bytes) {
-  const auto copy = [&](const cl::Buffer& source, const cl::Buffer& target, std::uint64_t bytes,
-                        const char* what) {
-    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
-      check(chain.queue().enqueueCopyBuffer(source, target, 0, 0, bytes, waits, event),
-            "enqueue copy", what);
-    });
-  };
-  copy(from.keys, to.keys, n * key_bytes, "keys");
-  if (value_bytes > 0) copy(from.values, to.values, n * value_bytes, "values");
+  copy_buffer(chain, from.keys, to.keys, n * key_bytes, "keys");
+  if (value_bytes > 0) copy_buffer(chain, from.values, to.values, n * value_bytes, "values");
 }
 
 }  // namespace clsort::detail

@@ -46,6 +46,11 @@ std::unique_ptr<SortPlan> make_sort_plan(const cl::Context& context, const cl::D
 /// the keys' buffer handles: a Sorter passes plans keys and values both in place or neither.
 bool same_buffers(const PassData& a, const PassData& b);
 
+/// Enqueues on `chain` the copy of `bytes` bytes from one buffer to another; `what` names them in
+/// an error.
+void copy_buffer(CommandChain& chain, const cl::Buffer& from, const cl::Buffer& to,
+                 std::uint64_t bytes, const char* what);
+
 /// Enqueues on `chain` the copy of n keys (and values, if value_bytes > 0) from `from` to `to`.
 void copy_pass_data(CommandChain& chain, const PassData& from, const PassData& to, std::uint64_t n,
                     std::size_t key_bytes, std::size_t value_bytes);

@@ -300,11 +300,7 @@ struct Sorter::Impl {
   // Copies `bytes` from one buffer to another on the chain, unless they are the same buffer.
   static void copy_unless_same(detail::CommandChain& chain, const cl::Buffer& from,
                                const cl::Buffer& to, std::uint64_t bytes, const char* what) {
-    if (from() == to() || bytes == 0) return;
-    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
-      detail::check(chain.queue().enqueueCopyBuffer(from, to, 0, 0, bytes, waits, event),
-                    "enqueue copy", what);
-    });
+    if (from() != to() && bytes > 0) detail::copy_buffer(chain, from, to, bytes, what);
   }
 
   // Sorts n keys (and values) of `input` into `output`: buffers either the same as input's (in

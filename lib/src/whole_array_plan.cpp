@@ -5,18 +5,13 @@
 
 namespace clsort::detail {
 
-void WholeArrayPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
-                         std::uint64_t n, const SortSpec& spec) {
+KernelArgs WholeArrayPlan::leading_args(const PassData& input, const PassData& output,
+                                        std::uint64_t n, const SortSpec& spec) {
   const std::uint64_t capacity = single_group_capacity(config_.params);
   if (n > capacity)
     throw Error("sort", "algorithm = " + std::string(to_string(config_.params.algorithm)) +
                             " with these parameters sorts at most " + std::to_string(capacity) +
                             " keys; this sort has " + std::to_string(n));
-  launch(chain, input, output, n, spec);
-}
-
-KernelArgs WholeArrayPlan::leading_args(const PassData& input, const PassData& output,
-                                        std::uint64_t n, const SortSpec& spec) {
   KernelArgs args(kernel_, false);
   args.buffer(input.keys).buffer(output.keys);
   if (config_.value_bytes > 0) args.buffer(input.values).buffer(output.values);
