@@ -335,8 +335,9 @@ int main(int argc, char** argv) {
                  "Device: P:D, cpu, gpu or a name substring (default: first GPU)");
   app.add_option("--budget", o.budget, "Time to spend, e.g. 90s, 10m, 1h (default 10m)");
   app.add_option("--classes", o.classes,
-                 "Keys and value bytes to tune, e.g. 32:0,32:4,64:8 (default: all); keys are "
-                 "a width (every key type of it, timed on unsigned keys) or one type (f32:4)");
+                 "Keys and value bytes to tune, e.g. 32:0,32:4,64:8 (default: each width's keys "
+                 "alone, 32- and 64-bit keys with 4- and 8-byte values); keys are a width (every "
+                 "key type of it, timed on unsigned keys) or one type (f32:4)");
   app.add_option("--sizes", o.sizes, "log2 of each size class's typical n (default 12,16,20,24)");
   app.add_option("--space", o.space_file, "Search space JSON (default: the built-in one)");
   CLI::Option* output =
