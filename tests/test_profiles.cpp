@@ -1,6 +1,6 @@
 // Tests of tuning profiles: the JSON form, classes of one key type, every way a profile can be
 // unusable, the lookup order, the Sorter using (and overriding) what a profile says, and the
-// profiles shipped in configs/.
+// profiles shipped in configs/ (the test device's sorting bit for bit with every class's set).
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include "support/environment.hpp"
 #include "support/error_checks.hpp"
 #include "support/opencl_fixture.hpp"
+#include "support/sort_checks.hpp"
 
 using namespace clsort;
 using namespace clsort::test;
@@ -62,6 +63,65 @@ struct ProfileFixture {
     return write(name, nlohmann::json(p).dump());
   }
 };
+
+// The profile shipped in configs/ for the test device (it may have none).
+fs::path shipped_profile_of_test_device() {
+  return fs::path(CLSORT_SOURCE_DIR) / "configs" / profile_file_name(identify(test_device()));
+}
+
+bool test_device_has_shipped_profile(boost::unit_test::test_unit_id) {
+  return fs::exists(shipped_profile_of_test_device());
+}
+
+// The key types a class is checked on: its own, else its width's unsigned type and the float
+// (8- and 16-bit: signed) type, whose bits the sort flips.
+bool checked_type(const ProblemClass& c, KeyType type) {
+  if (c.key_type) return type == *c.key_type;
+  if (key_bits(type) != c.key_bits) return false;
+  return key_kind(type) != KeyKind::signed_integer || c.key_bits < 32;
+}
+
+// "32:4 keys 4194304..33554431, {parameters}" for a failure's context.
+std::string describe(const TunedClass& c) {
+  const std::string keys = c.problem.key_type ? std::string(to_string(*c.problem.key_type))
+                                              : std::to_string(c.problem.key_bits);
+  return keys + ":" + std::to_string(c.problem.value_bytes) + " keys " +
+         std::to_string(c.problem.min_keys) + ".." + std::to_string(c.problem.max_keys) + ", " +
+         nlohmann::json(c.params).dump();
+}
+
+// Key counts of a class that a host reference checks quickly: its ends and an odd count between
+// them, up to `most`; a class that starts above `most` sorts `most` keys with its set.
+std::vector<std::uint64_t> checked_sizes(const ProblemClass& c, std::uint64_t most) {
+  const std::uint64_t low = std::max<std::uint64_t>(c.min_keys, 1);
+  if (low > most) return {most};
+  const std::uint64_t high = std::min(c.max_keys, most);
+  std::vector<std::uint64_t> sizes{low, std::min(high, (low + (high - low) / 2) | 1), high};
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// Every distribution up to 2^16 keys; above, the ones that take the most different paths.
+std::vector<Distribution> checked_distributions(std::uint64_t n) {
+  if (n <= 65537) return all_distributions();
+  return {Distribution::uniform, Distribution::few_distinct, Distribution::extremes};
+}
+
+template <class K>
+void expect_class_sorts(Sorter& sorter, const TunedClass& c, std::uint64_t n) {
+  const std::size_t value_bytes = c.problem.value_bytes;
+  BOOST_TEST((sorter.params_for(key_type_of<K>(), value_bytes, n) == c.params),
+             "n=" << n << " runs another set than the class's");
+  const auto check = [&](Distribution d, const SortOptions& o) {
+    std::vector<K> keys = make_keys<K>(d, n, n + static_cast<std::uint64_t>(d));
+    if (value_bytes == 0)
+      expect_sorted_keys(sorter, std::move(keys), o, to_string(d));
+    else
+      expect_sorted_pairs_of_width(sorter, std::move(keys), o, to_string(d), value_bytes);
+  };
+  for (Distribution d : checked_distributions(n)) check(d, {});
+  check(Distribution::few_distinct, SortOptions{true});
+}
 
 }  // namespace
 
@@ -297,11 +357,35 @@ BOOST_AUTO_TEST_CASE(every_shipped_profile_loads_with_these_kernels) {
       Profile profile;
       BOOST_REQUIRE_NO_THROW(profile = load_profile(entry.path().string()));
       BOOST_TEST(!profile.classes.empty());
-      for (const TunedClass& c : profile.classes) BOOST_CHECK_NO_THROW(validate(c.params));
+      for (const TunedClass& c : profile.classes) {
+        BOOST_CHECK_NO_THROW(validate(c.params));
+        // Above a set's capacity the library runs the default, which the class would misname.
+        if (has_key_capacity(c.params.algorithm))
+          BOOST_TEST(c.problem.max_keys <= single_group_capacity(c.params), describe(c));
+      }
     }
     ++profiles;
   }
   BOOST_TEST(profiles >= 4);
+}
+
+// Each class of the test device's shipped profile sorts bit for bit with its set, checked at the
+// class's ends and between them, at most 2^18 + 1 keys (a class from further up sorts that many
+// with its set): the tuner checked its sets on uniform keys only.
+BOOST_AUTO_TEST_CASE(the_test_devices_shipped_profile_sorts_with_every_class,
+                     *boost::unit_test::precondition(test_device_has_shipped_profile)) {
+  const Profile profile = load_profile(shipped_profile_of_test_device().string());
+  const std::uint64_t most = (1u << 18) + 1;
+  for (const TunedClass& c : profile.classes) {
+    BOOST_TEST_CONTEXT(describe(c)) {
+      Sorter sorter(test_queue(), c.params);
+      for_each_key_type([&](auto tag) {
+        using K = typename decltype(tag)::type;
+        if (!checked_type(c.problem, key_type_of<K>())) return;
+        for (std::uint64_t n : checked_sizes(c.problem, most)) expect_class_sorts<K>(sorter, c, n);
+      });
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

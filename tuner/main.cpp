@@ -316,10 +316,10 @@ int run(const Options& o) {
                     {"seconds", seconds},
                     {"search_space", space.values},
                     {"constraints", space.constraints}};
-  profile.classes = tuned;
+  profile.classes = within_capacity(tuned);
   profile.results = log.all();
   save_profile(existing ? merged_profile(*existing, profile, range, o.range) : profile, output);
-  print_summary(tuned, seconds, std::cout);
+  print_summary(profile.classes, seconds, std::cout);
   std::cerr << "clsort-tune: " << (existing ? "merged into " : "wrote ") << output << "\n";
   return 0;
 }

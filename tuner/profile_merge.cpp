@@ -1,4 +1,5 @@
-// Putting a tuning run's classes into an existing profile over a range of key counts.
+// Putting a tuning run's classes into an existing profile over a range of key counts, each within
+// what its set can sort.
 #include "profile_merge.hpp"
 
 #include <algorithm>
@@ -54,6 +55,17 @@ KeyRange parse_key_range(const std::string& text, const std::string& option) {
   return range;
 }
 
+std::vector<TunedClass> within_capacity(const std::vector<TunedClass>& classes) {
+  std::vector<TunedClass> held;
+  for (const TunedClass& c : classes) {
+    const std::uint64_t most = has_key_capacity(c.params.algorithm)
+                                   ? single_group_capacity(c.params)
+                                   : KeyRange{}.max_keys;
+    if (std::optional<TunedClass> fitting = cut(c, 0, most)) held.push_back(std::move(*fitting));
+  }
+  return held;
+}
+
 std::vector<TunedClass> merge_classes(const std::vector<TunedClass>& into,
                                       const std::vector<TunedClass>& tuned, KeyRange range) {
   std::set<ClassKeys> retuned;
@@ -71,6 +83,7 @@ std::vector<TunedClass> merge_classes(const std::vector<TunedClass>& into,
     if (range.max_keys < KeyRange{}.max_keys) keep(cut(c, range.max_keys + 1, KeyRange{}.max_keys));
   }
   for (const TunedClass& c : tuned) keep(cut(c, range.min_keys, range.max_keys));
+  merged = within_capacity(merged);
   // A width's classes before its key types' (no type sorts first): a reader that knows no key
   // types takes the first class that matches, so it keeps to the width's.
   std::sort(merged.begin(), merged.end(), [](const TunedClass& a, const TunedClass& b) {
