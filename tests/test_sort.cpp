@@ -58,8 +58,8 @@ std::vector<std::optional<Params>> ranking_variants() {
 
 // The sizes worth running a variant at: single_group's and rank_sort's up to their capacity
 // (larger sorts run the defaults, which their own variant covers).
-std::size_t largest_size(const std::optional<Params>& p) {
-  return p && has_key_capacity(p->algorithm) ? single_group_capacity(*p) : SIZE_MAX;
+std::uint64_t largest_size(const std::optional<Params>& p) {
+  return p ? most_keys(*p) : UINT64_MAX;
 }
 
 // The value widths of pairs: 1, 2, 4, 8 and 16 bytes.

@@ -112,11 +112,6 @@ BOOST_AUTO_TEST_CASE(a_winner_must_hold_in_alternating_rounds) {
   BOOST_TEST(!tune::challenger_holds({}, {}, margin));
 }
 
-// The most keys a class of set `p` spans: its capacity where it has one.
-std::uint64_t keys_held(const Params& p) {
-  return has_key_capacity(p.algorithm) ? single_group_capacity(p) : UINT64_MAX;
-}
-
 BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   std::ofstream(path("space.json")) << tiny_space;
   const std::string arguments =
@@ -134,7 +129,7 @@ BOOST_AUTO_TEST_CASE(tuned_profile_is_found_and_used) {
   // The first class reaches the second but where its set holds fewer keys.
   BOOST_TEST(
       profile.classes[0].problem.max_keys ==
-      std::min(keys_held(profile.classes[0].params), profile.classes[1].problem.min_keys - 1));
+      std::min(most_keys(profile.classes[0].params), profile.classes[1].problem.min_keys - 1));
   BOOST_TEST(profile.results.size() >= 2u);
   for (const TunedClass& c : profile.classes) {
     BOOST_TEST(c.gkeys_per_s > 0);
@@ -717,7 +712,7 @@ BOOST_AUTO_TEST_CASE(a_run_merges_into_an_existing_profile) {
   BOOST_REQUIRE(after.classes.size() == 2u);
   BOOST_TEST((after.classes[0].params == before.classes[0].params));
   BOOST_TEST(after.classes[0].problem.max_keys ==
-             std::min<std::uint64_t>(keys_held(before.classes[0].params), 16383));
+             std::min<std::uint64_t>(most_keys(before.classes[0].params), 16383));
   BOOST_TEST(after.classes[1].problem.min_keys == 16384u);
   BOOST_TEST(after.classes[1].problem.max_keys == UINT64_MAX);
   BOOST_TEST(after.tuning.at("merged").at(0).at("range") == "16384:");

@@ -179,10 +179,7 @@ TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& t
   // as something it is not.
   const std::uint64_t largest = std::max(task.screen_n, task.confirm_n);
   all.erase(std::remove_if(all.begin(), all.end(),
-                           [&](const Params& p) {
-                             return has_key_capacity(p.algorithm) &&
-                                    single_group_capacity(p) < largest;
-                           }),
+                           [&](const Params& p) { return most_keys(p) < largest; }),
             all.end());
   std::shuffle(all.begin(), all.end(), std::mt19937(task.problem.key_bits + 7 * task.confirm_n));
   Search search(bench, task, settings, log, before_measurement);

@@ -58,10 +58,8 @@ KeyRange parse_key_range(const std::string& text, const std::string& option) {
 std::vector<TunedClass> within_capacity(const std::vector<TunedClass>& classes) {
   std::vector<TunedClass> held;
   for (const TunedClass& c : classes) {
-    const std::uint64_t most = has_key_capacity(c.params.algorithm)
-                                   ? single_group_capacity(c.params)
-                                   : KeyRange{}.max_keys;
-    if (std::optional<TunedClass> fitting = cut(c, 0, most)) held.push_back(std::move(*fitting));
+    if (std::optional<TunedClass> fitting = cut(c, 0, most_keys(c.params)))
+      held.push_back(std::move(*fitting));
   }
   return held;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -198,6 +199,11 @@ Params segment_kernel_base(const Params& p) {
 std::uint64_t single_group_capacity(const Params& params) {
   return static_cast<std::uint64_t>(params.work_group_size) *
          static_cast<std::uint64_t>(params.elements_per_thread);
+}
+
+std::uint64_t most_keys(const Params& params) {
+  return has_key_capacity(params.algorithm) ? single_group_capacity(params)
+                                            : std::numeric_limits<std::uint64_t>::max();
 }
 
 namespace detail {

@@ -155,8 +155,7 @@ struct Sorter::Impl {
     } else {
       p = built_in_default(type, value_bytes, n);
     }
-    if (has_key_capacity(p.algorithm) && n > single_group_capacity(p))
-      p = built_in_default(type, value_bytes, n);
+    if (n > most_keys(p)) p = built_in_default(type, value_bytes, n);
     if (runs_onesweep_passes(p.algorithm) && n > detail::OnesweepPlan::max_keys) {
       p.algorithm = Algorithm::reduce_then_scan;
       if (p.ranking == Ranking::warp_match) p.ranking = Ranking::bitmask;

@@ -189,6 +189,11 @@ inline bool Params::operator==(const Params& other) const {
 /// work_group_size * elements_per_thread.
 std::uint64_t single_group_capacity(const Params& params);
 
+/// The most keys a sort runs with these parameters: single_group_capacity() where the algorithm
+/// holds the whole array (has_key_capacity()), else no limit (UINT64_MAX). A Sorter runs the
+/// built-in default above it.
+std::uint64_t most_keys(const Params& params);
+
 /// Throws clsort::Error naming the first field outside its allowed range.
 void validate(const Params& params);
 
