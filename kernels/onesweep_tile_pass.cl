@@ -1,15 +1,15 @@
 {# The body of a kernel that runs one tile of an LSD pass (onesweep_pass, fused_onesweep), at the
    kernel's outermost scope, where its local arrays must be declared. The kernel provides keys_in,
    keys_out (values_in, values_out), n, shift, mask, descending, pass, run, tiles, hist,
-   both_status and, with `fused`, the work-group's ticket group_ticket (tile group_ticket % tiles);
-   else it draws the tile from `ticket` (with `resident_groups`, tile after tile until none is
-   left). With `portions` (sorts of more keys than the look-back
-   counts hold), keys_in and values_in start at key portion_begin of the sort's sort_n keys, and
-   the kernel provides those, the portion's number, largest_tiles (the tiles of the largest
-   portion) and carried. Each work-group counts its tile's digits and publishes
-   the counts, ranks its keys stably to their slots in the tile's digit order, looks back over
-   earlier tiles for its global offsets, then writes its keys (and values) in slot order so that
-   neighbouring work-items write neighbouring addresses. #}
+   both_status and, with `fused`, the work-group's ticket group_ticket (tile group_ticket % tiles),
+   begin_bit, end_bit, passes, next_hist, counts_passes and `counted` (fused_onesweep.cl); else it
+   draws the tile from `ticket` (with `resident_groups`, tile after tile until none is left). With
+   `portions` (sorts of more keys than the look-back counts hold), keys_in and values_in start at
+   key portion_begin of the sort's sort_n keys, and the kernel provides those, the portion's
+   number, largest_tiles (the tiles of the largest portion) and carried. Each work-group counts its
+   tile's digits and publishes the counts, ranks its keys stably to their slots in the tile's digit
+   order, looks back over earlier tiles for its global offsets, then writes its keys (and values)
+   in slot order so that neighbouring work-items write neighbouring addresses. #}
   __global const uint* digit_counts = hist + pass * RADIX;
 {% if not portions %}
   const offset_t sort_n = n, portion_begin = 0; /* one launch sorts every key */
@@ -54,7 +54,7 @@
   const uint lid = get_local_id(0);
 #if defined(WARP) && RADIX == WG
   /* The pass's digit count of this work-item's digit, scanned with the tile's own counts. */
-  const uint pass_count = digit_counts[lid];
+  uint pass_count = digit_counts[lid];
 #endif
 {% if resident_groups %}
   /* Fewer work-groups than tiles: each takes tiles by ticket until none is left. Every
@@ -110,6 +110,11 @@
   }
 #define POSITION(j) (tile_begin + (j) * WG + lid)
 {% endif %}
+{% if fused %}
+  __local uint passes_counts[PASSES_MAX * RADIX]; /* with counts_passes: the tile's every pass */
+  if (counts_passes)
+    for (uint i = lid; i < passes * RADIX; i += WG) passes_counts[i] = 0;
+{% endif %}
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile = tile_id;
   const offset_t tile_begin = (offset_t)tile * TILE;
@@ -140,6 +145,16 @@
   const uint row = tile;
 {% endif %}
     for (uint d = lid; d < RADIX; d += WG) next_status[(offset_t)row * RADIX + d] = 0;
+{% if fused %}
+  if (counts_passes) {
+    uint shifts[PASSES_MAX], masks[PASSES_MAX];
+    digit_fields(begin_bit, end_bit, passes, shifts, masks);
+    #pragma unroll
+    for (uint j = 0; j < EPT; ++j)
+      if (HAS_KEY(j))
+        count_digits(passes_counts, ordered_bits(keys[j], descending), shifts, masks, passes);
+  }
+{% endif %}
 
 {% if copy_constant_passes %}
   /* A pass whose digit is the same for every key would only copy: every work-group sees so in
@@ -208,14 +223,47 @@
 {% if compact_digit_tables %}
   status[(offset_t)tile * RADIX + lid] =
       (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_count;
-  const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_count, pass_count), partial);
-  global_minus_local[lid] = starts.y - starts.x;
 {% else %}
   for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as above: no barrier */
     tile_starts[d] = tile_counts[d];
     status[(offset_t)tile * RADIX + d] =
         (tile == 0 ? STATUS_PREFIX : STATUS_AGGREGATE) | tile_counts[d];
   }
+{% endif %}
+{% if fused %}
+  /* With counts_passes, the tile adds its counts of every pass to hist (passes_counts is
+     complete: a barrier came after the ranking's counts), and once every tile has published its
+     own, the pass's digit counts are the sums of the tiles'. */
+  if (counts_passes) {
+    for (uint i = lid; i < passes * RADIX; i += WG)
+      if (passes_counts[i] != 0) atomic_add(&hist[i], passes_counts[i]);
+    for (uint i = tile * WG + lid; i < PASSES_MAX * RADIX; i += tiles * WG) next_hist[i] = 0;
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  if (counts_passes && lid == 0) {
+    device_fence();
+    atomic_inc(counted);
+    wait_for_count(counted, tiles);
+    device_fence();
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  __local uint resident_prefixes[RADIX]; /* each digit's keys in the pass's earlier tiles */
+  if (counts_passes) {
+    for (uint d = lid; d < RADIX; d += WG) { /* same d per work-item as in step 4 */
+      const uint2 sums = column_sums(status, tiles, tile, d);
+      resident_prefixes[d] = sums.x;
+#if defined(WARP) && RADIX == WG
+      pass_count = sums.y;
+#else
+      global_minus_local[d] = sums.y;
+#endif
+    }
+  }
+{% endif %}
+{% if compact_digit_tables %}
+  const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_count, pass_count), partial);
+  global_minus_local[lid] = starts.y - starts.x;
+{% else %}
 #if defined(WARP) && RADIX == WG
   const uint2 starts = warp_exclusive_scan_pair((uint2)(tile_starts[lid], pass_count), partial);
   tile_starts[lid] = starts.x;
@@ -324,6 +372,11 @@
     const uint count = tile_counts[d];
 {% endif %}
     uint prefix = 0;
+{% if fused %}
+    if (counts_passes)
+      prefix = resident_prefixes[d];
+    else
+{% endif %}
     if (tile > 0) {
       prefix = exclusive_prefix(status, tile, d);
       status[(offset_t)tile * RADIX + d] = STATUS_PREFIX | (prefix + count);

@@ -207,10 +207,17 @@ BOOST_AUTO_TEST_CASE(a_failed_device_buffer_sort_leaves_the_sorter_usable) {
   const auto upload = [&] {
     test_queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, original.size() * 8, original.data());
   };
+  // The sort's last launch fails: on a sort of several launches, after the first have run; on
+  // one of a single launch (fused_onesweep without its histogram kernel), that launch.
+  const std::uint64_t launches = calls_of([&](Sorter& fresh) {
+    upload();
+    fresh.sort(buffer, original.size(), KeyType::u64).wait();
+  })["clEnqueueNDRangeKernel"];
+  BOOST_TEST_REQUIRE(launches > 0u);
   upload();
   {
     FaultScope scope;
-    inject_fault({"clEnqueueNDRangeKernel", /*skip=*/1});
+    inject_fault({"clEnqueueNDRangeKernel", /*skip=*/launches - 1});
     BOOST_CHECK_EXCEPTION(sorter.sort(buffer, original.size(), KeyType::u64), Error,
                           [](const Error& e) { return e.code() == CL_OUT_OF_RESOURCES; });
   }

@@ -1,9 +1,11 @@
-// Fused onesweep: onesweep's histogram kernel, then every pass in one launch.
+// Fused onesweep: every pass in one launch, after the histogram kernel where tiles must wait.
 #include "fused_onesweep_plan.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "device_info.hpp"
 #include "kernel_args.hpp"
 #include "kernel_build.hpp"
 
@@ -14,6 +16,12 @@ FusedOnesweepPlan::FusedOnesweepPlan(const cl::Context& context, const cl::Devic
     : OnesweepPlan(context, device, config, "fused_onesweep.cl", max_portion_keys) {
   kernel_ = make_kernel(program_, device, "fused_onesweep",
                         static_cast<std::size_t>(config.params.work_group_size), "work_group_size");
+  const DeviceLimits limits = query_limits(device);
+  // Half the compute units: with a tile on every compute unit, the wait for the slowest and
+  // every tile's sums over all the others cost more than the histogram kernel they save (H200,
+  // 128 tiles of 1,024-4,096 u32 keys: 61-75 us against 65-86).
+  resident_tiles_ =
+      limits.has_warp_match ? std::max<std::uint64_t>(limits.compute_units / 2, 1) : 1;
 }
 
 void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
@@ -31,28 +39,39 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const Pa
                             std::to_string(n) + " keys, more than 2^32 - 1; use onesweep");
   const Scratch scratch = scratch_for(n);
   const bool fill_counters = begin_sort();
-  // The kernel's passes alternate between two buffers, from `first` to `second` and back, the
-  // last ending in output. One pass into other buffers reads the input itself; otherwise the
-  // passes start from the histogram kernel's copy of the input, in scratch for an odd number and
-  // in output for an even one (in place, output is the input: no copy).
-  const PassData* first = &scratch.data;
-  const PassData* second = &output;
-  if (passes == 1 && !same_buffers(input, output))
-    first = &input;
-  else if (passes % 2 == 0)
-    std::swap(first, second);
-  count_digits(chain, scratch, input, n, spec, passes, fill_counters, EventFor::nothing,
-               same_buffers(input, *first) ? nullptr : first);
+  // Pass 0 reads the source and writes `second`; the passes then alternate between `second` and
+  // `first`, the last ending in output: `first` is output for an even number of passes.
+  const bool in_place = same_buffers(input, output);
+  const bool odd_passes = passes % 2 == 1;
+  const PassData* first = odd_passes ? &scratch.data : &output;
+  const PassData* second = odd_passes ? &output : &scratch.data;
+  // Resident tiles have all loaded their keys before any writes, so an odd number of passes in
+  // place may start over the input; their values load later, so pairs need a copy there.
+  const bool resident =
+      tiles <= resident_tiles_ && !(odd_passes && in_place && config_.value_bytes > 0);
+  // Without resident tiles, an odd number of passes in place starts from the histogram
+  // kernel's copy of the input in scratch (`first`): pass 0 writes over the input.
+  const bool copy_input = !resident && odd_passes && in_place;
+  const PassData& source = copy_input ? *first : input;
+  if (resident) {
+    if (fill_counters) fill_dirty_counters(chain, scratch);
+  } else {
+    count_digits(chain, scratch, input, n, spec, passes, fill_counters, EventFor::nothing,
+                 copy_input ? first : nullptr);
+  }
   KernelArgs args(kernel_, false);
-  args.buffer(first->keys).buffer(second->keys);
-  if (config_.value_bytes > 0) args.buffer(first->values).buffer(second->values);
+  args.buffer(source.keys).buffer(first->keys).buffer(second->keys);
+  if (config_.value_bytes > 0)
+    args.buffer(source.values).buffer(first->values).buffer(second->values);
   args.offset(n)
       .u32(spec.begin_bit)
       .u32(spec.end_bit)
       .u32(static_cast<std::uint32_t>(passes))
       .u32(spec.descending)
       .u32(static_cast<std::uint32_t>(tiles))
+      .u32(resident)
       .buffer(scratch.counters.histogram())
+      .buffer(scratch.counters.next_histogram())
       .buffer(scratch.counters.status)
       .buffer(scratch.counters.ticket)
       .buffer(scratch.counters.finished);

@@ -1,4 +1,5 @@
-// The fused onesweep plan: onesweep's histogram kernel, then every pass in one launch.
+// The fused onesweep plan: every pass in one launch, after onesweep's histogram kernel unless
+// every tile of a pass runs at once.
 #pragma once
 
 #include "onesweep_plan.hpp"
@@ -10,13 +11,20 @@ class FusedOnesweepPlan : public OnesweepPlan {
   FusedOnesweepPlan(const cl::Context& context, const cl::Device& device,
                     const KernelConfig& config);
 
-  /// Enqueues the histogram kernel (after a fill of the counters where a sort left them dirty)
-  /// and the passes' kernel; never waits for the device.
+  /// Enqueues the passes' kernel (after a fill of the counters where a sort left them dirty),
+  /// alone where its tiles run at once (resident_tiles), else after the histogram kernel;
+  /// never waits for the device.
   void run(CommandChain& chain, const PassData& input, const PassData& output, std::uint64_t n,
            const SortSpec& spec) override;
 
+  /// The most tiles a pass may have for the kernel to run without the histogram kernel: half the
+  /// compute units on GPUs with warp_match ranking (NVIDIA's, where every compute unit holds a
+  /// work-group and the work-groups that start first take the first tickets), else one.
+  std::uint64_t resident_tiles() const { return resident_tiles_; }
+
  private:
   cl::Kernel kernel_;
+  std::uint64_t resident_tiles_;
 };
 
 }  // namespace clsort::detail

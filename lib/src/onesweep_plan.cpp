@@ -144,7 +144,7 @@ const OnesweepPlan::Counters& OnesweepPlan::counters_for(std::uint64_t launch) {
   const std::uint64_t second_histogram_offset = aligned(histogram_bytes);
   const std::uint64_t ticket_offset = aligned(second_histogram_offset + histogram_bytes);
   const std::uint64_t finished_offset = aligned(ticket_offset + 4);
-  const std::uint64_t finished_bytes = max_passes_ * 4;
+  const std::uint64_t finished_bytes = (max_passes_ + 1) * 4;  // and fused_onesweep's `counted`
   const std::uint64_t carried_offset = aligned(finished_offset + finished_bytes);
   const std::uint64_t carried_bytes = 2 * radix_ * 4;
   const std::uint64_t status_offset = aligned(carried_offset + carried_bytes);
@@ -186,16 +186,19 @@ std::vector<cl::Buffer> OnesweepPlan::reserve(std::uint64_t n) {
   return held;
 }
 
+void OnesweepPlan::fill_dirty_counters(CommandChain& chain, const Scratch& scratch) {
+  chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
+    check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
+                                          scratch.counters.self_cleaning_bytes, waits, event),
+          "enqueue fill", "histograms and tickets");
+  });
+}
+
 cl::Event OnesweepPlan::count_digits(CommandChain& chain, const Scratch& scratch,
                                      const PassData& data, std::uint64_t n, const SortSpec& spec,
                                      std::size_t passes, bool fill_counters, EventFor use,
                                      const PassData* copy_into) {
-  if (fill_counters)
-    chain.add([&](const std::vector<cl::Event>* waits, cl::Event* event) {
-      check(chain.queue().enqueueFillBuffer(scratch.counters.whole, cl_uint{0}, 0,
-                                            scratch.counters.self_cleaning_bytes, waits, event),
-            "enqueue fill", "histograms and tickets");
-    });
+  if (fill_counters) fill_dirty_counters(chain, scratch);
   // Enough work-groups to fill the device, each striding over many keys so that few flush
   // their local counts into the global atomics. H200, u32 at 2^28: 52.0 Gkeys/s with up to 16
   // work-groups per compute unit, 51.7 with 4, 50.8 with 2. Small sorts still spread over up

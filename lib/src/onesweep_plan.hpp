@@ -58,8 +58,9 @@ class OnesweepPlan : public SortPlan {
   /// small sort several microseconds, and at 2^28 u32 keys it wrote 180 MB of status), so only a
   /// new buffer, or one that a sort which failed half-way left, has its first
   /// `self_cleaning_bytes` filled.
-  /// fused_onesweep also counts the tiles done of each pass in `finished`, which its last
-  /// work-group returns to zero.
+  /// fused_onesweep also counts the tiles done of each pass in `finished`, and in the word after
+  /// them the tiles that have counted their digits (`counted`), which its last work-group
+  /// returns to zero.
   /// `carried` holds two rows of RADIX counts that portions of a pass pass on to the next.
   struct Counters {
     cl::Buffer whole, histograms[2], ticket, finished, carried, status;
@@ -92,6 +93,9 @@ class OnesweepPlan : public SortPlan {
   PortionRange portion_range(std::uint64_t n, std::uint64_t portion) const;
   /// The counters for launches of up to `launch` keys: made again only when their buffer grows.
   const Counters& counters_for(std::uint64_t launch);
+  /// Enqueues a fill of the counters' first `self_cleaning_bytes` (for a new buffer, or one a
+  /// sort that failed half-way left).
+  void fill_dirty_counters(CommandChain& chain, const Scratch& scratch);
   /// Enqueues the histogram kernel (after a fill of the counters if `fill_counters`), which
   /// counts every pass's digits of data's keys, zeroes the next sort's histogram and clears the
   /// first run's look-back status, and where `copy_into` is not null also copies data's keys and

@@ -151,9 +151,12 @@ detail::OnesweepLayout onesweep_layout_with(const Params& p, std::size_t key_byt
                                   kernel_slack;
   const std::size_t passes = (key_bytes * 8 + p.radix_bits - 1) / p.radix_bits;
   const std::size_t histogram_kernel = passes * digit_count(p) * 4;
-  // fused_onesweep's kernel also keeps its work-group's ticket.
-  const std::size_t pass_word = p.algorithm == Algorithm::fused_onesweep ? 4 : 0;
-  layout.local_bytes = std::max(pass_kernel + pass_word, histogram_kernel);
+  // fused_onesweep's kernel also keeps its work-group's ticket and, for sorts that need no
+  // histogram kernel, the tile's digit counts of every pass and each digit's keys in the earlier
+  // tiles.
+  const std::size_t fused_bytes =
+      p.algorithm == Algorithm::fused_onesweep ? 4 + histogram_kernel + digit_count(p) * 4 : 0;
+  layout.local_bytes = std::max(pass_kernel + fused_bytes, histogram_kernel);
   return layout;
 }
 
