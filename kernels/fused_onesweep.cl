@@ -38,7 +38,9 @@ inline uint2 column_sums(volatile __global const uint* status, uint tiles, uint 
    hist themselves (and zero next_hist for the next sort, as histogram_all_passes does), publish
    their own pass-0 counts and wait until every tile has (`counted`), then find their offsets from
    the published counts. Every tile of pass 0 has then loaded its keys, so pass 0 may write over
-   its source (keys only: values load later). Later passes run as without `resident`.
+   its source; its values load later, so the program rendered with `stages_values` (for pairs in
+   place with an odd number of passes) has each tile of pass 0 first copy its values to
+   first_values and read them there. Later passes run as without `resident`.
    The last work-group to finish returns `finished` and `counted` to zero, as the last ticket does
    `ticket`. Every barrier is outside branches: PoCL loses work behind barriers in
    work-group-uniform branches. A constant pass runs like any other: the tile pass's early
@@ -71,8 +73,12 @@ void fused_onesweep(__global const key_t* source_keys, __global key_t* first_key
   __global const key_t* keys_in = pass == 0 ? source_keys : from_first ? first_keys : second_keys;
   __global key_t* keys_out = from_first ? second_keys : first_keys;
 {% if value_bytes > 0 %}
+{% if stages_values %}
+  __global const value_t* values_in = from_first ? first_values : second_values; /* pass 0 too */
+{% else %}
   __global const value_t* values_in =
       pass == 0 ? source_values : from_first ? first_values : second_values;
+{% endif %}
   __global value_t* values_out = from_first ? second_values : first_values;
 {% endif %}
   const uint shift = pass_shift(begin_bit, pass), mask = pass_mask(begin_bit, end_bit, pass);

@@ -2,14 +2,15 @@
    kernel's outermost scope, where its local arrays must be declared. The kernel provides keys_in,
    keys_out (values_in, values_out), n, shift, mask, descending, pass, run, tiles, hist,
    both_status and, with `fused`, the work-group's ticket group_ticket (tile group_ticket % tiles),
-   begin_bit, end_bit, passes, next_hist, counts_passes and `counted` (fused_onesweep.cl); else it
-   draws the tile from `ticket` (with `resident_groups`, tile after tile until none is left). With
-   `portions` (sorts of more keys than the look-back counts hold), keys_in and values_in start at
-   key portion_begin of the sort's sort_n keys, and the kernel provides those, the portion's
-   number, largest_tiles (the tiles of the largest portion) and carried. Each work-group counts its
-   tile's digits and publishes the counts, ranks its keys stably to their slots in the tile's digit
-   order, looks back over earlier tiles for its global offsets, then writes its keys (and values)
-   in slot order so that neighbouring work-items write neighbouring addresses. #}
+   begin_bit, end_bit, passes, next_hist, counts_passes, `counted` and, with `stages_values`,
+   source_values and first_values (fused_onesweep.cl); else it draws the tile from `ticket` (with
+   `resident_groups`, tile after tile until none is left). With `portions` (sorts of more keys than
+   the look-back counts hold), keys_in and values_in start at key portion_begin of the sort's sort_n
+   keys, and the kernel provides those, the portion's number, largest_tiles (the tiles of the
+   largest portion) and carried. Each work-group counts its tile's digits and publishes the counts,
+   ranks its keys stably to their slots in the tile's digit order, looks back over earlier tiles for
+   its global offsets, then writes its keys (and values) in slot order so that neighbouring
+   work-items write neighbouring addresses. #}
   __global const uint* digit_counts = hist + pass * RADIX;
 {% if not portions %}
   const offset_t sort_n = n, portion_begin = 0; /* one launch sorts every key */
@@ -138,6 +139,16 @@
   key_t keys[EPT];
   #pragma unroll
   for (uint j = 0; j < EPT; ++j) keys[j] = HAS_KEY(j) ? keys_in[POSITION(j)] : 0;
+{% if stages_values %}
+  /* Other tiles of pass 0 write over this tile's values once every tile is counted: each
+     work-item first copies the values it will read to first_values, where values_in points, and
+     reads them back itself, so no barrier orders the two. */
+  if (pass == 0) {
+    #pragma unroll
+    for (uint j = 0; j < EPT; ++j)
+      if (HAS_KEY(j)) first_values[POSITION(j)] = source_values[POSITION(j)];
+  }
+{% endif %}
 {% if portions %}
   /* The next launch may sort a larger portion than this one: every row of the region is cleared. */
   for (uint row = tile; row < region_rows; row += tiles)

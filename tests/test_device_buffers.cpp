@@ -8,6 +8,7 @@
 #include "onesweep_plan.hpp"
 #include "support/opencl_faults.hpp"
 #include "support/opencl_fixture.hpp"
+#include "support/param_sets.hpp"
 #include "support/sort_checks.hpp"
 
 using namespace clsort;
@@ -275,6 +276,25 @@ BOOST_AUTO_TEST_CASE(prepare_between_sorts_leaves_them_right) {
       }
     }
   }
+}
+
+// prepare() builds what a sort of its size then needs: for u8 pairs in place in one tile of
+// fused_onesweep (one launch on every device), also the kernel that copies the values aside.
+BOOST_AUTO_TEST_CASE(prepare_builds_the_kernel_of_one_launch_pairs_in_place) {
+  Sorter sorter(test_queue(), shaped_params(Algorithm::fused_onesweep, Ranking::bitmask, 64, 8));
+  const std::size_t n = 503;  // one tile of 512 keys
+  sorter.prepare(KeyType::u8, 4, n);
+  const auto keys = make_keys<std::uint8_t>(Distribution::few_distinct, n, 60);
+  const auto values = position_values<std::uint32_t>(n);
+  const cl::Buffer key_buffer = device_copy(keys), value_buffer = device_copy(values);
+  reset_call_counts();
+  const cl::Event sorted = sorter.sort_pairs(key_buffer, value_buffer, n, KeyType::u8, 4);
+  BOOST_TEST(call_count("clCreateKernel") == 0u);
+  const auto order = reference_permutation(keys, {});
+  BOOST_TEST(
+      first_difference(read_back<std::uint8_t>(key_buffer, n, sorted), permuted(keys, order)) == n);
+  BOOST_TEST(first_difference(read_back<std::uint32_t>(value_buffer, n, sorted),
+                              permuted(values, order)) == n);
 }
 
 BOOST_AUTO_TEST_CASE(sorts_on_an_out_of_order_queue_return_events_even_when_asked_not_to) {

@@ -46,9 +46,10 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const Pa
   const PassData* first = odd_passes ? &scratch.data : &output;
   const PassData* second = odd_passes ? &output : &scratch.data;
   // Resident tiles have all loaded their keys before any writes, so an odd number of passes in
-  // place may start over the input; their values load later, so pairs need a copy there.
-  const bool resident =
-      tiles <= resident_tiles_ && !(odd_passes && in_place && config_.value_bytes > 0);
+  // place may start over the input; their values load later, so pass 0 stages them in `first`.
+  const bool resident = tiles <= resident_tiles_;
+  const bool stages_values = resident && odd_passes && in_place && config_.value_bytes > 0;
+  cl::Kernel& kernel = stages_values ? staging_kernel() : kernel_;
   // Without resident tiles, an odd number of passes in place starts from the histogram
   // kernel's copy of the input in scratch (`first`): pass 0 writes over the input.
   const bool copy_input = !resident && odd_passes && in_place;
@@ -59,7 +60,7 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const Pa
     count_digits(chain, scratch, input, n, spec, passes, fill_counters, EventFor::nothing,
                  copy_input ? first : nullptr);
   }
-  KernelArgs args(kernel_, false);
+  KernelArgs args(kernel, false);
   args.buffer(source.keys).buffer(first->keys).buffer(second->keys);
   if (config_.value_bytes > 0)
     args.buffer(source.values).buffer(first->values).buffer(second->values);
@@ -76,8 +77,27 @@ void FusedOnesweepPlan::run(CommandChain& chain, const PassData& input, const Pa
       .buffer(scratch.counters.ticket)
       .buffer(scratch.counters.finished);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
-  chain.launch(kernel_, tiles * passes * wg, wg);
+  chain.launch(kernel, tiles * passes * wg, wg);
   end_sort();
+}
+
+std::vector<cl::Buffer> FusedOnesweepPlan::reserve(std::uint64_t n) {
+  if (config_.value_bytes > 0 && max_passes_ % 2 == 1 && tile_count(n) <= resident_tiles_)
+    staging_kernel();
+  return OnesweepPlan::reserve(n);
+}
+
+cl::Kernel& FusedOnesweepPlan::staging_kernel() {
+  if (!staging_kernel_()) {
+    TemplateContext variables = template_variables_;
+    variables["stages_values"] = true;
+    const cl::Program program = build_template(context_, device_, template_name_, variables,
+                                               config_.params.occupancy_groups);
+    staging_kernel_ =
+        make_kernel(program, device_, "fused_onesweep",
+                    static_cast<std::size_t>(config_.params.work_group_size), "work_group_size");
+  }
+  return staging_kernel_;
 }
 
 }  // namespace clsort::detail

@@ -65,6 +65,7 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
   variables["value_rounds"] = static_cast<std::int64_t>(config.value_bytes > 0 ? rounds : 1);
   variables["round_slots"] = static_cast<std::int64_t>((tile_keys() + rounds - 1) / rounds);
   variables["portions"] = false;
+  variables["stages_values"] = false;
   template_variables_ = variables;
   program_ =
       build_template(context, device, template_name, variables, config.params.occupancy_groups);
