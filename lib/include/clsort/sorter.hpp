@@ -113,9 +113,9 @@ class Sorter {
                             const std::vector<cl::Event>* wait_events = nullptr);
 
   /// Builds the kernels and allocates the scratch buffers a sort of n keys of `type` with
-  /// `value_bytes`-byte values (0: keys only) needs, so that the sort itself does neither, and
-  /// returns once the device holds the buffers' memory (a GPU driver may allocate it only at a
-  /// buffer's first use), after this Sorter's previous sort.
+  /// `value_bytes`-byte values (0: keys only) over every key bit needs, so that the sort itself
+  /// does neither, and returns once the device holds the buffers' memory (a GPU driver may
+  /// allocate it only at a buffer's first use), after this Sorter's previous sort.
   void prepare(KeyType type, std::size_t value_bytes, std::uint64_t n);
 
   /// The parameters a sort of n keys of `type` with values of `value_bytes` (0: keys only)
