@@ -22,7 +22,7 @@ class FusedOnesweepPlan : public OnesweepPlan {
  private:
   /// The kernel rendered with `stages_values`, for pairs sorted in place in an odd number of
   /// passes as one launch, built when first needed: a copy behind a run-time flag slowed kernels
-  /// that never took it (H200, u64 + u32 at 256 x 8, 2^15-2^19 keys: 8-15%).
+  /// that never took it (H200, u64 + u32 at 256 x 8, 2^15-2^19 keys: 3-15%).
   cl::Kernel& staging_kernel();
 
   cl::Kernel kernel_, staging_kernel_;
