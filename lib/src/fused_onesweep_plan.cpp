@@ -88,15 +88,10 @@ std::vector<cl::Buffer> FusedOnesweepPlan::reserve(std::uint64_t n) {
 }
 
 cl::Kernel& FusedOnesweepPlan::staging_kernel() {
-  if (!staging_kernel_()) {
-    TemplateContext variables = template_variables_;
-    variables["stages_values"] = true;
-    const cl::Program program = build_template(context_, device_, template_name_, variables,
-                                               config_.params.occupancy_groups);
+  if (!staging_kernel_())
     staging_kernel_ =
-        make_kernel(program, device_, "fused_onesweep",
+        make_kernel(build_variant("stages_values"), device_, "fused_onesweep",
                     static_cast<std::size_t>(config_.params.work_group_size), "work_group_size");
-  }
   return staging_kernel_;
 }
 

@@ -79,14 +79,18 @@ OnesweepPlan::OnesweepPlan(const cl::Context& context, const cl::Device& device,
 
 void OnesweepPlan::build_portion_kernels() {
   if (portion_pass_kernel_()) return;
-  TemplateContext variables = template_variables_;
-  variables["portions"] = true;
-  const cl::Program program =
-      build_template(context_, device_, template_name_, variables, config_.params.occupancy_groups);
+  const cl::Program program = build_variant("portions");
   const auto wg = static_cast<std::size_t>(config_.params.work_group_size);
   portion_histogram_kernel_ =
       make_kernel(program, device_, "histogram_all_passes", wg, "work_group_size");
   portion_pass_kernel_ = make_kernel(program, device_, "onesweep_pass", wg, "work_group_size");
+}
+
+cl::Program OnesweepPlan::build_variant(const char* flag) const {
+  TemplateContext variables = template_variables_;
+  variables[flag] = true;
+  return build_template(context_, device_, template_name_, variables,
+                        config_.params.occupancy_groups);
 }
 
 std::uint64_t OnesweepPlan::tile_keys() const {

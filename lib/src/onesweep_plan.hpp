@@ -142,6 +142,8 @@ class OnesweepPlan : public SortPlan {
 
   /// The kernels that sort one portion of a larger sort, built when a sort first needs them.
   void build_portion_kernels();
+  /// The plan's template built with the template variable `flag` set (a variant of program_).
+  cl::Program build_variant(const char* flag) const;
 
   cl::Context context_;
   cl::Device device_;
