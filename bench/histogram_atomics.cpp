@@ -23,7 +23,7 @@ constexpr unsigned max_digits = 4;  // digits of a u32 key at 8 bits each
 // Grid-strided like onesweep's histogram kernel: each work-item loads BATCH keys (as uints or,
 // with VECTOR, as uint4s) before counting any, then counts the low DIGITS 8-bit digits of each
 // key with one local atomic each (DIGITS 0: loads only, their xor kept alive by a store that
-// never happens).
+// never happens). VECTOR needs n a multiple of 4 (main takes powers of two from 2^8).
 const char* const kernel_source = R"CLC(
 #define RADIX 256
 inline void count_key(__local uint* counts, uint key, uint* seen) {
