@@ -24,6 +24,7 @@ namespace {
 struct Options {
   std::string device;
   int min_log2 = 10, max_log2 = 28, step = 2;
+  std::vector<std::uint64_t> sizes;  // key counts in place of the powers of two, where given
   std::vector<std::string> types{"u32", "u64", "f32", "f64"};
   std::vector<std::size_t> value_sizes{0, 4};
   std::vector<std::string> distributions{"uniform"};
@@ -40,6 +41,21 @@ struct Options {
   bool first_sorts = false;  // every run on a new Sorter: no sort learns from an earlier one
   bool into = false;         // also time clsort into other buffers (Sorter::sort_into)
 };
+
+// The key counts to time: --sizes as given, else the powers of two from --min-log2 to --max-log2.
+std::vector<std::uint64_t> key_counts(const Options& o) {
+  if (!o.sizes.empty()) return o.sizes;
+  std::vector<std::uint64_t> counts;
+  for (int log2n = o.min_log2; log2n <= o.max_log2; log2n += o.step)
+    counts.push_back(std::uint64_t{1} << log2n);
+  return counts;
+}
+
+int floor_log2(std::uint64_t n) {
+  int log2n = 0;
+  while (n >>= 1) ++log2n;
+  return log2n;
+}
 
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
 std::string clsort_name(const Options& o) {
@@ -208,8 +224,8 @@ int run(const Options& o) {
     const KeyType type = *parse_key_type(type_name);
     for (std::size_t value_bytes : o.value_sizes) {
       for (const std::string& distribution : o.distributions) {
-        for (int log2n = o.min_log2; log2n <= o.max_log2; log2n += o.step) {
-          const std::uint64_t n = std::uint64_t{1} << log2n;
+        for (const std::uint64_t n : key_counts(o)) {
+          const int log2n = floor_log2(n);
           if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
           auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
           std::vector<unsigned char> values(n * value_bytes, 7);
@@ -292,6 +308,9 @@ int main(int argc, char** argv) {
   app.add_option("--min-log2", o.min_log2, "Smallest n as a power of two");
   app.add_option("--max-log2", o.max_log2, "Largest n (capped by device memory)");
   app.add_option("--step", o.step, "Power-of-two step between sizes");
+  app.add_option("--sizes", o.sizes, "Key counts to time instead of the powers of two, e.g. 2048,3000")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--types", o.types, "Key types")->delimiter(',');
   app.add_option("--values", o.value_sizes, "Value sizes in bytes, 0 for keys only")
       ->delimiter(',');

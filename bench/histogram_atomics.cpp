@@ -1,5 +1,6 @@
 // clsort-bench-histogram: what sets the time of a one-read digit histogram of u32 keys, by the
-// local atomics per key and the width of the loads (event-timed variants, counts checked).
+// local atomics per key, the width of the loads and the counters' copies (event-timed variants,
+// counts checked).
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -23,23 +24,37 @@ constexpr unsigned max_digits = 4;  // digits of a u32 key at 8 bits each
 // Grid-strided like onesweep's histogram kernel: each work-item loads BATCH keys (as uints or,
 // with VECTOR, as uint4s) before counting any, then counts the low DIGITS 8-bit digits of each
 // key with one local atomic each (DIGITS 0: loads only, their xor kept alive by a store that
-// never happens). VECTOR needs n a multiple of 4 (main takes powers of two from 2^8).
+// never happens). VECTOR needs n a multiple of 4 (main takes powers of two from 2^8). Each
+// counter has COPIES copies side by side, a work-item counting into copy lid % COPIES, so that
+// the work-items of a warp that hit one bank without copies spread over several; with HALVES
+// the counters are 16 bits wide, two to a word (no overflow: main's keys are uniform).
 const char* const kernel_source = R"CLC(
 #define RADIX 256
+#define COUNTERS ((DIGITS > 0 ? DIGITS : 1) * RADIX * COPIES)
+#define WORDS (HALVES ? COUNTERS / 2 : COUNTERS)
 inline void count_key(__local uint* counts, uint key, uint* seen) {
 #if DIGITS == 0
   *seen ^= key;
 #else
+  const uint copy = get_local_id(0) % COPIES;
   #pragma unroll
-  for (uint d = 0; d < DIGITS; ++d) atomic_inc(&counts[d * RADIX + ((key >> (8 * d)) & 255)]);
+  for (uint d = 0; d < DIGITS; ++d) {
+    const uint slot = (d * RADIX + ((key >> (8 * d)) & 255)) * COPIES + copy;
+    if (HALVES) atomic_add(&counts[slot / 2], 1u << (16 * (slot % 2)));
+    else atomic_inc(&counts[slot]);
+  }
 #endif
+}
+
+inline uint counter(__local const uint* counts, uint slot) {
+  return HALVES ? (counts[slot / 2] >> (16 * (slot % 2))) & 0xFFFFu : counts[slot];
 }
 
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void histogram(__global const uint* keys, ulong n, __global uint* hist, __global uint* sink) {
-  __local uint counts[4 * RADIX];
+  __local uint counts[WORDS];
   const uint lid = get_local_id(0);
-  for (uint i = lid; i < 4 * RADIX; i += 256) counts[i] = 0;
+  for (uint i = lid; i < WORDS; i += 256) counts[i] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   uint seen = 0;
   const ulong stride = get_global_size(0);
@@ -79,8 +94,11 @@ void histogram(__global const uint* keys, ulong n, __global uint* hist, __global
 #endif
   if (seen == 0x9e3779b9u) sink[0] = seen;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = lid; d < 4 * RADIX; d += 256)
-    if (counts[d] != 0) atomic_add(&hist[d], counts[d]);
+  for (uint d = lid; d < DIGITS * RADIX; d += 256) {
+    uint sum = 0;
+    for (uint c = 0; c < COPIES; ++c) sum += counter(counts, d * COPIES + c);
+    if (sum != 0) atomic_add(&hist[d], sum);
+  }
 }
 )CLC";
 
@@ -88,6 +106,8 @@ struct Variant {
   bool vector;
   unsigned digits;
   unsigned batch;
+  unsigned copies = 1;
+  bool halves = false;
 };
 
 // The host's counts of the low `digits` digits of each key.
@@ -121,7 +141,9 @@ class Bench {
     cl::Program program(context_, kernel_source);
     const std::string options = "-DVECTOR=" + std::to_string(v.vector) +
                                 " -DDIGITS=" + std::to_string(v.digits) +
-                                " -DBATCH=" + std::to_string(v.batch);
+                                " -DBATCH=" + std::to_string(v.batch) +
+                                " -DCOPIES=" + std::to_string(v.copies) +
+                                " -DHALVES=" + std::to_string(v.halves);
     if (program.build({device_}, options.c_str()) != CL_SUCCESS)
       throw std::runtime_error("build: " + program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_));
     cl_int status = CL_SUCCESS;
@@ -183,18 +205,20 @@ int main(int argc, char** argv) try {
   Bench bench(entry, large);
   std::printf("device: %s; u32 keys, event-timed medians of %d, us\n",
               entry.description.device_name.c_str(), repeats);
-  std::printf("%-6s %6s %5s %9s %12s %12s %10s\n", "loads", "digits", "batch", "groups/CU",
-              ("2^" + std::to_string(log2_n - 4)).c_str(), ("2^" + std::to_string(log2_n)).c_str(),
-              "GB/s read");
-  for (const Variant& v : {Variant{false, 4, 8}, Variant{true, 4, 8}, Variant{true, 4, 16},
-                           Variant{false, 2, 8}, Variant{true, 2, 8}, Variant{false, 1, 8},
-                           Variant{true, 1, 8}, Variant{false, 0, 8}, Variant{true, 0, 8}}) {
+  std::printf("%-6s %6s %5s %6s %4s %9s %12s %12s %10s\n", "loads", "digits", "batch", "copies",
+              "bits", "groups/CU", ("2^" + std::to_string(log2_n - 4)).c_str(),
+              ("2^" + std::to_string(log2_n)).c_str(), "GB/s read");
+  for (const Variant& v :
+       {Variant{false, 4, 8}, Variant{false, 4, 8, 2}, Variant{false, 4, 8, 4},
+        Variant{false, 4, 8, 8}, Variant{false, 4, 8, 8, true}, Variant{false, 4, 8, 16, true},
+        Variant{true, 4, 8}, Variant{true, 4, 8, 8}, Variant{false, 2, 8}, Variant{false, 2, 8, 8},
+        Variant{false, 2, 8, 32, true}, Variant{false, 1, 8}, Variant{false, 0, 8}}) {
     cl::Kernel kernel = bench.build(v);
-    for (unsigned groups : {8u, 16u}) {
+    for (unsigned groups : {4u, 8u, 16u}) {
       const double small_us = bench.time_us(kernel, v, small, groups);
       const double large_us = bench.time_us(kernel, v, large, groups);
-      std::printf("%-6s %6u %5u %9u %12.1f %12.1f %10.0f\n", v.vector ? "uint4" : "uint", v.digits,
-                  v.batch, groups, small_us, large_us,
+      std::printf("%-6s %6u %5u %6u %4u %9u %12.1f %12.1f %10.0f\n", v.vector ? "uint4" : "uint",
+                  v.digits, v.batch, v.copies, v.halves ? 16u : 32u, groups, small_us, large_us,
                   static_cast<double>(large * sizeof(cl_uint)) / (large_us * 1e3));
     }
   }
