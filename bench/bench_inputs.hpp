@@ -46,6 +46,14 @@ inline std::uint64_t heavy_key(std::uint64_t random, std::uint64_t pick, std::si
   return top << low_bits | (random & ((std::uint64_t{1} << low_bits) - 1));
 }
 
+/// The seed of n keys' inputs, 42 + floor(log2 n), so that a size's keys are the same in every
+/// benchmark program.
+inline std::uint64_t input_seed(std::uint64_t n) {
+  std::uint64_t seed = 42;
+  while (n >>= 1) ++seed;
+  return seed;
+}
+
 /// n keys of `key_bytes` each (raw bits), for a distribution, deterministic per seed.
 inline std::vector<unsigned char> make_key_bytes(const std::string& distribution, std::size_t n,
                                                  std::size_t key_bytes, std::uint64_t seed) {

@@ -51,12 +51,6 @@ std::vector<std::uint64_t> key_counts(const Options& o) {
   return counts;
 }
 
-int floor_log2(std::uint64_t n) {
-  int log2n = 0;
-  while (n >>= 1) ++log2n;
-  return log2n;
-}
-
 // clsort's row name: the bit range and constant-pass check, where not the defaults.
 std::string clsort_name(const Options& o) {
   std::string name = "clsort";
@@ -225,9 +219,8 @@ int run(const Options& o) {
     for (std::size_t value_bytes : o.value_sizes) {
       for (const std::string& distribution : o.distributions) {
         for (const std::uint64_t n : key_counts(o)) {
-          const int log2n = floor_log2(n);
           if (n * std::max(key_size(type), value_bytes) > max_alloc) break;
-          auto keys = make_key_bytes(distribution, n, key_size(type), 42 + log2n);
+          auto keys = make_key_bytes(distribution, n, key_size(type), input_seed(n));
           std::vector<unsigned char> values(n * value_bytes, 7);
           Row row{clsort_name(o), device_name, type_name, value_bytes, distribution, n, 0};
           DeviceInput input(queue, keys, values);
@@ -286,7 +279,7 @@ int run(const Options& o) {
             });
             report(row, csv);
           }
-          if (value_bytes == 0 && log2n <= o.host_max_log2) {
+          if (value_bytes == 0 && n <= (std::uint64_t{1} << o.host_max_log2)) {
             row.implementation = "std::sort";
             row.device = "host";
             row.median_ms = time_std_sort(keys, type, o);
@@ -308,7 +301,8 @@ int main(int argc, char** argv) {
   app.add_option("--min-log2", o.min_log2, "Smallest n as a power of two");
   app.add_option("--max-log2", o.max_log2, "Largest n (capped by device memory)");
   app.add_option("--step", o.step, "Power-of-two step between sizes");
-  app.add_option("--sizes", o.sizes, "Key counts to time instead of the powers of two, e.g. 2048,3000")
+  app.add_option("--sizes", o.sizes,
+                 "Key counts to time instead of the powers of two, e.g. 2048,3000")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   app.add_option("--types", o.types, "Key types")->delimiter(',');

@@ -141,12 +141,6 @@ std::vector<Case> parse_cases(const std::string& list) {
 
 }  // namespace
 
-// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT [CLOCK [CASES]]]];
-// prints CSV rows. MIN_LOG2 may instead be n:COUNT,COUNT,... (key counts, e.g. n:2048,3000),
-// which MAX_LOG2 and STEP then do not change. With END_BIT above 0, keys are sorted by their bits [0, END_BIT) only (where
-// the key is wider). CLOCK is `events` (the default) or `host`; host-clock rows are named
-// cub/host. CASES lists key types (u8, u16, u32, u64, f32, f64), each with +4 or +8 for values
-// of that many bytes; the default is u32,u32+4,f32,f32+4,u64,u64+4,f64.
 // The key counts the first three arguments name: n:COUNT,... as listed, else the powers of two
 // from 2^MIN_LOG2 to 2^MAX_LOG2 by STEP.
 std::vector<std::size_t> key_counts(int argc, char** argv) {
@@ -154,8 +148,15 @@ std::vector<std::size_t> key_counts(int argc, char** argv) {
   std::vector<std::size_t> counts;
   if (first.rfind("n:", 0) == 0) {
     std::stringstream list(first.substr(2));
-    for (std::string count; std::getline(list, count, ',');)
-      counts.push_back(std::strtoull(count.c_str(), nullptr, 10));
+    for (std::string count; std::getline(list, count, ',');) {
+      const std::size_t n = std::strtoull(count.c_str(), nullptr, 10);
+      if (n == 0) {
+        std::fprintf(stderr, "clsort-bench-cub: '%s' in %s is not a positive key count\n",
+                     count.c_str(), first.c_str());
+        std::exit(2);
+      }
+      counts.push_back(n);
+    }
     return counts;
   }
   const int max_log2 = argc > 2 ? std::atoi(argv[2]) : 28;
@@ -165,6 +166,12 @@ std::vector<std::size_t> key_counts(int argc, char** argv) {
   return counts;
 }
 
+// Usage: clsort-bench-cub MIN_LOG2 MAX_LOG2 STEP [DISTRIBUTION [END_BIT [CLOCK [CASES]]]];
+// prints CSV rows. MIN_LOG2 may instead be n:COUNT,COUNT,... (key counts, e.g. n:2048,3000),
+// which MAX_LOG2 and STEP then do not change. With END_BIT above 0, keys are sorted by their bits
+// [0, END_BIT) only (where the key is wider). CLOCK is `events` (the default) or `host`;
+// host-clock rows are named cub/host. CASES lists key types (u8, u16, u32, u64, f32, f64), each
+// with +4 or +8 for values of that many bytes; the default is u32,u32+4,f32,f32+4,u64,u64+4,f64.
 int main(int argc, char** argv) {
   const std::vector<std::size_t> counts = key_counts(argc, argv);
   const std::string distribution = argc > 4 ? argv[4] : "uniform";
@@ -184,13 +191,7 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) {
     const std::size_t key_bytes = key_bytes_of(c.type);
     for (const std::size_t n : counts) {
-      if (n == 0) {
-        std::fprintf(stderr, "clsort-bench-cub: key counts must be positive\n");
-        return 2;
-      }
-      int log2n = 0;
-      for (std::size_t m = n; m > 1; m >>= 1) ++log2n;
-      const auto keys = make_key_bytes(distribution, n, key_bytes, 42 + log2n);
+      const auto keys = make_key_bytes(distribution, n, key_bytes, input_seed(n));
       const int key_bits = static_cast<int>(key_bytes * 8);
       const int end_bit = end_bit_arg > 0 ? std::min(end_bit_arg, key_bits) : key_bits;
       const double ms = time_case(c.type, c.value_bytes, n, keys, end_bit, clock);

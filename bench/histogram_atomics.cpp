@@ -139,11 +139,10 @@ class Bench {
 
   cl::Kernel build(const Variant& v) const {
     cl::Program program(context_, kernel_source);
-    const std::string options = "-DVECTOR=" + std::to_string(v.vector) +
-                                " -DDIGITS=" + std::to_string(v.digits) +
-                                " -DBATCH=" + std::to_string(v.batch) +
-                                " -DCOPIES=" + std::to_string(v.copies) +
-                                " -DHALVES=" + std::to_string(v.halves);
+    const std::string options =
+        "-DVECTOR=" + std::to_string(v.vector) + " -DDIGITS=" + std::to_string(v.digits) +
+        " -DBATCH=" + std::to_string(v.batch) + " -DCOPIES=" + std::to_string(v.copies) +
+        " -DHALVES=" + std::to_string(v.halves);
     if (program.build({device_}, options.c_str()) != CL_SUCCESS)
       throw std::runtime_error("build: " + program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_));
     cl_int status = CL_SUCCESS;
