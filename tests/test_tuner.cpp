@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -627,6 +628,49 @@ BOOST_AUTO_TEST_CASE(classes_stay_within_their_sets_capacity) {
   BOOST_TEST((spans(tune::merge_classes(into, run, tune::parse_key_range(":4096", "--range")),
                     32) == Spans{{0, 1024, 4}, {2048, 4096, 3}, {16384, all, 2}}));
   BOOST_TEST((spans(tune::within_capacity(into), 32) == Spans{{0, 4096, 8}, {16384, all, 2}}));
+}
+
+// rank_sort sets of 64 x 8 and 64 x 12 keys hold 512 and 768: a class of typical size 1,024
+// splits at 768 into a class of its own, timed there on every set that holds it; classes whose
+// typical size is more than twice 768, or whose least count is above it, stay whole.
+BOOST_AUTO_TEST_CASE(a_class_splits_where_small_sort_sets_hold_part_of_it) {
+  const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(R"({
+    "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [8, 12],
+    "ranking": ["serial"], "algorithm": ["rank_sort", "reduce_then_scan"],
+    "scan_work_group_size": [64], "scan_elements_per_thread": [4],
+    "prefetch_ahead": [0], "prefetch_values": [0], "constraints": ["valid", "fits_device"]
+  })"));
+  const auto task = [](std::uint64_t min_keys, std::uint64_t max_keys, std::uint64_t n) {
+    tune::ClassTask t;
+    t.problem.key_bits = 32;
+    t.problem.min_keys = min_keys;
+    t.problem.max_keys = max_keys;
+    t.confirm_n = n;
+    t.screen_n = tune::screening_size(n);
+    return t;
+  };
+  const std::vector<tune::ClassTask> split = tune::split_at_capacities(
+      {task(0, 1448, 1024), task(1449, 2895, 2048), task(800, 1448, 1024)}, space, test_device());
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>> got;
+  for (const tune::ClassTask& t : split)
+    got.emplace_back(t.problem.min_keys, t.problem.max_keys, t.confirm_n, t.screen_n);
+  const decltype(got) expected{{0, 768, 768, 768},
+                               {769, 1448, 1024, 1024},
+                               {1449, 2895, 2048, 1024},
+                               {800, 1448, 1024, 1024}};
+  BOOST_TEST((got == expected));
+
+  tune::Bench bench(test_device());
+  tune::ResultsLog log(path("split.jsonl"), kernel_templates_hash());
+  std::set<int> rank_sort_items;
+  tune::tune_class(bench, space, split[0], tune::TuningSettings{},
+                   std::chrono::steady_clock::now() + std::chrono::minutes(5), log,
+                   [&](const tune::ClassTask&, const Params& p, const tune::Problem& problem) {
+                     BOOST_TEST(problem.n == 768u);
+                     if (p.algorithm == Algorithm::rank_sort)
+                       rank_sort_items.insert(p.elements_per_thread);
+                   });
+  BOOST_TEST((rank_sort_items == std::set<int>{12}));  // 64 x 8 holds too few
 }
 
 // A run over one key type's classes (f32:0) replaces that type's classes in the range and keeps

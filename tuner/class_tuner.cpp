@@ -166,6 +166,50 @@ KeyType ClassTask::timed_type() const {
   return problem.key_type.value_or(*parse_key_type("u" + std::to_string(problem.key_bits)));
 }
 
+std::uint64_t screening_size(std::uint64_t confirm_n) {
+  return std::min(confirm_n, std::max<std::uint64_t>(confirm_n / 16, 1024));
+}
+
+namespace {
+
+// The most keys that sets of an algorithm holding few keys hold at `task`'s key size, where that
+// is below its typical size, at least half of it and above its least; 0 where no such set is.
+std::uint64_t capacity_below(const ClassTask& task, const SearchSpace& space,
+                             const cl::Device& device) {
+  std::map<Algorithm, std::uint64_t> most_by_algorithm;
+  for (const Params& p :
+       candidates(space, device, task.problem.key_bits / 8, task.problem.value_bytes))
+    if (has_key_capacity(p.algorithm))
+      most_by_algorithm[p.algorithm] = std::max(most_by_algorithm[p.algorithm], most_keys(p));
+  std::uint64_t split = 0;
+  for (const auto& [algorithm, most] : most_by_algorithm)
+    if (most < task.confirm_n && 2 * most >= task.confirm_n && most > task.problem.min_keys)
+      split = std::max(split, most);
+  return split;
+}
+
+}  // namespace
+
+std::vector<ClassTask> split_at_capacities(const std::vector<ClassTask>& tasks,
+                                           const SearchSpace& space, const cl::Device& device) {
+  std::vector<ClassTask> split;
+  for (const ClassTask& task : tasks) {
+    const std::uint64_t most = capacity_below(task, space, device);
+    if (most == 0) {
+      split.push_back(task);
+      continue;
+    }
+    ClassTask below = task, above = task;
+    below.problem.max_keys = most;
+    below.confirm_n = most;
+    below.screen_n = screening_size(most);
+    above.problem.min_keys = most + 1;
+    split.push_back(below);
+    split.push_back(above);
+  }
+  return split;
+}
+
 TunedClass tune_class(Bench& bench, const SearchSpace& space, const ClassTask& task,
                       const TuningSettings& settings, Clock::time_point deadline, ResultsLog& log,
                       const MeasurementHook& before_measurement) {

@@ -31,6 +31,19 @@ struct ClassTask {
   KeyType timed_type() const;
 };
 
+/// Keys per screening run of a class whose typical size is `confirm_n`: a sixteenth, at least
+/// 1,024 and at most confirm_n.
+std::uint64_t screening_size(std::uint64_t confirm_n);
+
+/// `tasks` with a class split where the sets of one algorithm that holds few keys (single_group,
+/// single_group_hybrid, rank_sort) hold fewer keys than the class's typical size but at least half
+/// as many, and more than its least: timed at its typical size alone, the class would never try
+/// them on the key counts they hold. The counts up to the most they hold become a class of their
+/// own, timed at that count. (Timed at 4,096 keys, the H200's class of 2,048-4,096 64-bit keys
+/// had kept single_group at 33 us where rank_sort, which holds 3,840, sorts 2,048 in 18.)
+std::vector<ClassTask> split_at_capacities(const std::vector<ClassTask>& tasks,
+                                           const SearchSpace& space, const cl::Device& device);
+
 /// The keys a class sorts, for people: "f32" (one type) or "32-bit" (every type of the width).
 std::string keys_name(const ProblemClass& problem);
 

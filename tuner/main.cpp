@@ -96,9 +96,8 @@ ProblemClass keys_of_class(const std::string& keys) {
 }
 
 // Every (keys, value bytes) pair at every size; each size's class reaches halfway (on a log
-// scale) to its neighbours, the first from 0, the last to any n. One key type's classes merged
-// into a profile must beat what it gives that type.
-std::vector<ClassTask> plan_classes(const Options& o, const std::optional<Profile>& into) {
+// scale) to its neighbours, the first from 0, the last to any n.
+std::vector<ClassTask> plan_classes(const Options& o) {
   std::vector<unsigned> log2_sizes = parse_list<unsigned>(o.sizes, "--sizes");
   std::sort(log2_sizes.begin(), log2_sizes.end());
   std::vector<ClassTask> tasks;
@@ -117,18 +116,24 @@ std::vector<ClassTask> plan_classes(const Options& o, const std::optional<Profil
       t.problem = keys;
       t.problem.value_bytes = values;
       t.confirm_n = std::uint64_t{1} << log2_sizes[i];
-      t.screen_n = std::max<std::uint64_t>(t.confirm_n / 16, 1024);
+      t.screen_n = screening_size(t.confirm_n);
       const auto boundary = [&](std::size_t j) {  // between sizes j-1 and j
         return std::uint64_t{1} << ((log2_sizes[j - 1] + log2_sizes[j] + 1) / 2);
       };
       t.problem.min_keys = i == 0 ? 0 : boundary(i);
       t.problem.max_keys = i + 1 == log2_sizes.size() ? UINT64_MAX : boundary(i + 1) - 1;
-      if (into && keys.key_type)
-        t.incumbent = into->params_for(*keys.key_type, values, t.confirm_n);
       tasks.push_back(t);
     }
   }
   return tasks;
+}
+
+// One key type's classes merged into a profile must beat what it gives that type.
+void set_incumbents(std::vector<ClassTask>& tasks, const std::optional<Profile>& into) {
+  if (!into) return;
+  for (ClassTask& t : tasks)
+    if (t.problem.key_type)
+      t.incumbent = into->params_for(*t.problem.key_type, t.problem.value_bytes, t.confirm_n);
 }
 
 // Ends the process if one measurement runs longer than the limit: a kernel that hangs cannot be
@@ -253,7 +258,8 @@ int run(const Options& o) {
     if (!in) throw Error("tune", "cannot open the search space " + o.space_file);
     space = parse_search_space(nlohmann::json::parse(in));
   }
-  const std::vector<ClassTask> tasks = plan_classes(o, existing);
+  std::vector<ClassTask> tasks = split_at_capacities(plan_classes(o), space, device.device);
+  set_incumbents(tasks, existing);
   TuningSettings settings;
   settings.repeats = std::max(o.repeats, 5);
   settings.prefer_simpler_within = o.min_gain_percent / 100;
@@ -292,10 +298,10 @@ int run(const Options& o) {
           if (!show) return;
           const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
           std::fprintf(stderr,
-                       "\r\033[Kclass %zu/%zu (%s keys, %zu-byte values, 2^%d): %zu measured, "
-                       "%.0f s, ETA %.0f s",
+                       "\r\033[Kclass %zu/%zu (%s keys, %zu-byte values, n = %llu): %zu "
+                       "measured, %.0f s, ETA %.0f s",
                        i + 1, tasks.size(), keys_name(task.problem).c_str(),
-                       task.problem.value_bytes, static_cast<int>(std::log2(task.confirm_n)),
+                       task.problem.value_bytes, static_cast<unsigned long long>(task.confirm_n),
                        measured, elapsed, std::max(0.0, budget.count() - elapsed));
         }));
   }
