@@ -1,5 +1,6 @@
 // rank_sort: how it splits a sort among work-groups, and its sorts of every shape, type,
 // distribution and bit range against the reference.
+#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
@@ -14,24 +15,33 @@ using detail::rank_sort_shape;
 
 namespace {
 
-Params rank_sort_params(int work_group_size, int elements_per_thread) {
+Params rank_sort_params(int work_group_size, int elements_per_thread, int bucket_bits = 0) {
   Params p;
   p.algorithm = Algorithm::rank_sort;
   p.work_group_size = work_group_size;
   p.elements_per_thread = elements_per_thread;
+  p.bucket_bits = bucket_bits;
   return p;
 }
 
 // Work-group sizes from one item to the device's largest power of two up to 256, each with 1, 3
-// and 16 keys an item.
+// and 16 keys an item, comparing with every key; and bucketed, with more buckets than work-items
+// and fewer.
 std::vector<Params> shapes() {
   const std::size_t max_wg = test_device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   std::vector<Params> sets;
   for (int wg : {1, 2, 64, 256})
     for (int ept : {1, 3, 16})
       if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(rank_sort_params(wg, ept));
+  for (int wg : {1, 64, 256})
+    for (auto [ept, bucket_bits] : {std::pair{3, 8}, std::pair{16, 5}})
+      if (static_cast<std::size_t>(wg) <= max_wg)
+        sets.push_back(rank_sort_params(wg, ept, bucket_bits));
   return sets;
 }
+
+// Comparing with every key, and with the keys of the key's bucket.
+const std::vector<int> bucket_choices{0, 8};
 
 }  // namespace
 
@@ -89,6 +99,20 @@ BOOST_AUTO_TEST_CASE(work_group_sizes_must_be_powers_of_two_and_bounds_32_bit) {
   validate(rank_sort_params(4096, 255));
 }
 
+BOOST_AUTO_TEST_CASE(buckets_hold_at_most_65536_keys_and_only_rank_sort_has_them) {
+  validate(rank_sort_params(256, 256, 8));
+  BOOST_CHECK_EXCEPTION(validate(rank_sort_params(256, 257, 8)), Error, [](const Error& e) {
+    return std::string(e.what()).find("bucket_bits > 0 holds at most 65536 keys") !=
+           std::string::npos;
+  });
+  Params single_group = rank_sort_params(256, 16, 8);
+  single_group.algorithm = Algorithm::single_group;
+  BOOST_CHECK_EXCEPTION(validate(single_group), Error, [](const Error& e) {
+    return std::string(e.what()).find("bucket_bits = 8 needs algorithm = rank_sort") !=
+           std::string::npos;
+  });
+}
+
 // Up to the capacity and one past it (which runs the built-in default); on NVIDIA GPUs sizes
 // from one to a hundred and more work-groups, blocks cut anywhere.
 BOOST_AUTO_TEST_CASE(every_shape_sorts_keys_and_pairs_stably) {
@@ -112,8 +136,8 @@ BOOST_AUTO_TEST_CASE(every_shape_sorts_keys_and_pairs_stably) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(every_type_and_distribution) {
-  Sorter sorter(test_queue(), rank_sort_params(64, 32));
+BOOST_DATA_TEST_CASE(every_type_and_distribution, bucket_choices, bucket_bits) {
+  Sorter sorter(test_queue(), rank_sort_params(64, 32, bucket_bits));
   std::uint64_t seed = 70;
   std::size_t value_width_index = 0;
   for_each_key_type([&](auto tag) {
@@ -129,8 +153,8 @@ BOOST_AUTO_TEST_CASE(every_type_and_distribution) {
   });
 }
 
-BOOST_AUTO_TEST_CASE(bit_ranges) {
-  Sorter sorter(test_queue(), rank_sort_params(64, 32));
+BOOST_DATA_TEST_CASE(bit_ranges, bucket_choices, bucket_bits) {
+  Sorter sorter(test_queue(), rank_sort_params(64, 32, bucket_bits));
   std::uint64_t seed = 90;
   for_each_key_type([&](auto tag) {
     using K = typename decltype(tag)::type;
@@ -149,8 +173,8 @@ BOOST_AUTO_TEST_CASE(bit_ranges) {
 
 // The work-groups' counters return to zero after every sort: sorts of changing sizes one after
 // another, each a different number of work-groups where the device spreads them.
-BOOST_AUTO_TEST_CASE(sorts_of_changing_sizes_one_after_another) {
-  Sorter sorter(test_queue(), rank_sort_params(64, 32));
+BOOST_DATA_TEST_CASE(sorts_of_changing_sizes_one_after_another, bucket_choices, bucket_bits) {
+  Sorter sorter(test_queue(), rank_sort_params(64, 32, bucket_bits));
   std::uint64_t seed = 110;
   for (int round = 0; round < 3; ++round)
     for (std::size_t n : {2048, 7, 1500, 64, 65, 2047})

@@ -401,7 +401,8 @@ BOOST_AUTO_TEST_CASE(differences_count_the_fields_a_sort_uses) {
                                                [](Params& p) { p.prefetch_ahead = 1; },
                                                [](Params& p) { p.prefetch_values = 1; },
                                                [](Params& p) { p.resident_groups = 2; },
-                                               [](Params& p) { p.occupancy_groups = 3; }};
+                                               [](Params& p) { p.occupancy_groups = 3; },
+                                               [](Params& p) { p.bucket_bits = 8; }};
   Params all = base;
   for (std::size_t i = 0; i < changes.size(); ++i) {
     Params changed = base;

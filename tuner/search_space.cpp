@@ -16,12 +16,14 @@ using nlohmann::json;
 const std::vector<std::string> field_names{
     "radix_bits",      "work_group_size",      "elements_per_thread",      "ranking",
     "algorithm",       "scan_work_group_size", "scan_elements_per_thread", "prefetch_ahead",
-    "prefetch_values", "resident_groups",      "occupancy_groups",         "value_rounds"};
+    "prefetch_values", "resident_groups",      "occupancy_groups",         "value_rounds",
+    "bucket_bits"};
 
 // Fields a space may leave out, and the one value they then take.
 const std::map<std::string, json> optional_fields{{"resident_groups", json::array({0})},
                                                   {"occupancy_groups", json::array({0})},
-                                                  {"value_rounds", json::array({1})}};
+                                                  {"value_rounds", json::array({1})},
+                                                  {"bucket_bits", json::array({0})}};
 
 using Constraint =
     std::function<bool(const Params&, const cl::Device&, std::size_t key, std::size_t value)>;
@@ -76,6 +78,7 @@ SearchSpace default_search_space() {
     "prefetch_ahead": [0, 1],
     "prefetch_values": [0, 1],
     "value_rounds": [1, 2],
+    "bucket_bits": [0, 8],
     "constraints": ["valid", "sensible_blocks", "fits_device"]
   })"));
 }
@@ -148,6 +151,8 @@ std::vector<Params> candidates(const SearchSpace& space, const cl::Device& devic
       // Values no wider than the tile buffer's slots (the keys, or a word) gain no room from
       // rounds, only their registers: staged at once.
       if (value_bytes <= std::max<std::size_t>(key_bytes, 4)) p.value_rounds = 1;
+      // Only rank_sort buckets its keys.
+      if (p.algorithm != Algorithm::rank_sort) p.bucket_bits = 0;
       // A compiler that takes no occupancy hint builds sets that differ only in it alike.
       if (!takes_occupancy) p.occupancy_groups = 0;
       bool keep = std::none_of(result.begin(), result.end(),
@@ -175,7 +180,7 @@ int differences(const Params& params, const Params& reference) {
          (a.scan_elements_per_thread != b.scan_elements_per_thread) +
          (a.prefetch_ahead != b.prefetch_ahead) + (a.prefetch_values != b.prefetch_values) +
          (a.resident_groups != b.resident_groups) + (a.occupancy_groups != b.occupancy_groups) +
-         (a.value_rounds != b.value_rounds);
+         (a.value_rounds != b.value_rounds) + (a.bucket_bits != b.bucket_bits);
 }
 
 std::string describe(const Params& p) {
@@ -187,6 +192,7 @@ std::string describe(const Params& p) {
   if (p.resident_groups > 0) s << " resident" << p.resident_groups;
   if (p.occupancy_groups > 0) s << " occupancy" << p.occupancy_groups;
   if (p.value_rounds > 1) s << " value_rounds" << p.value_rounds;
+  if (p.bucket_bits > 0) s << " buckets" << p.bucket_bits;
   return s.str();
 }
 

@@ -22,7 +22,7 @@ struct IntField {
   bool optional = false;  ///< may be absent from JSON (then the default); written always
 };
 
-constexpr std::array<IntField, 10> int_fields{{
+constexpr std::array<IntField, 11> int_fields{{
     {"radix_bits", &Params::radix_bits, 1, 8},
     {"work_group_size", &Params::work_group_size, 1, 4096},
     {"elements_per_thread", &Params::elements_per_thread, 1, 65536},
@@ -33,6 +33,7 @@ constexpr std::array<IntField, 10> int_fields{{
     {"resident_groups", &Params::resident_groups, 0, 8, true},
     {"occupancy_groups", &Params::occupancy_groups, 0, 8, true},
     {"value_rounds", &Params::value_rounds, 1, 4, true},
+    {"bucket_bits", &Params::bucket_bits, 0, 8, true},
 }};
 
 constexpr std::array<std::pair<Ranking, std::string_view>, 3> ranking_names{
@@ -183,6 +184,16 @@ std::size_t single_group_local_bytes(const Params& p, std::size_t key_bytes,
          kernel_slack;
 }
 
+// Every key's compared bits and each owned key's count; with buckets also every key's
+// position, the buckets' slots and a scan's words.
+std::size_t rank_sort_local_bytes(const Params& p, std::size_t key_bytes) {
+  const std::size_t keys = single_group_capacity(p) * (key_bytes + 4) + kernel_slack;
+  if (p.bucket_bits == 0) return keys;
+  const std::size_t buckets = std::size_t{1} << p.bucket_bits;
+  return keys + single_group_capacity(p) * 2 + (buckets + 1) * 4 + 8 +
+         static_cast<std::size_t>(p.work_group_size) * 4;
+}
+
 // The hybrid path's segment kernel for `p`, one key per work-item: single_group with p's radix
 // bits, work-group size and ranking, except that bitmask ranking becomes serial (it needs no
 // barrier per round of keys: PoCL took minutes to build bitmask's rounds unrolled 32 times).
@@ -323,6 +334,15 @@ void validate(const Params& params) {
                   "2^32; got " +
                       std::to_string(slice_bound));
   }
+  if (params.bucket_bits > 0 && params.algorithm != Algorithm::rank_sort)
+    throw Error("validate parameters", "bucket_bits = " + std::to_string(params.bucket_bits) +
+                                           " needs algorithm = rank_sort (0 otherwise)");
+  // Bucketed rank_sort keeps each key's position and its count in 16 bits.
+  if (params.bucket_bits > 0 && single_group_capacity(params) > 65536)
+    throw Error("validate parameters",
+                "algorithm = rank_sort with bucket_bits > 0 holds at most 65536 keys; "
+                "work_group_size * elements_per_thread = " +
+                    std::to_string(single_group_capacity(params)));
   if (onesweep && params.ranking == Ranking::serial)
     throw Error("validate parameters",
                 "ranking = serial needs algorithm = reduce_then_scan, single_group or "
@@ -366,8 +386,7 @@ std::size_t local_memory_bytes(const Params& p, std::size_t key_bytes, std::size
     case Algorithm::single_group_hybrid:
       return single_group_local_bytes(p, key_bytes, value_bytes);
     case Algorithm::rank_sort:
-      // Every key's compared bits and each owned key's count.
-      return single_group_capacity(p) * (key_bytes + 4) + kernel_slack;
+      return rank_sort_local_bytes(p, key_bytes);
     case Algorithm::hybrid: {
       // The segment kernel adapts to the device; one key per work-item is its least.
       return std::max(onesweep_layout_with(p, key_bytes, value_bytes, false).local_bytes,

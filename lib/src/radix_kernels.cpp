@@ -54,6 +54,7 @@ TemplateContext kernel_template_variables(const KernelConfig& c) {
       {"value_bytes", static_cast<std::int64_t>(c.value_bytes)},
       {"value_storage", std::string(storage_type(c.value_bytes))},
       {"radix_bits", std::int64_t{p.radix_bits}},
+      {"bucket_bits", std::int64_t{p.bucket_bits}},
       {"work_group_size", std::int64_t{p.work_group_size}},
       {"elements_per_thread", std::int64_t{p.elements_per_thread}},
       {"ranking", std::string(to_string(p.ranking))},

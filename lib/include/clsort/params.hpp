@@ -169,6 +169,12 @@ struct Params {
   /// 12.3 ms, 256 x 24 in 2 rounds 9.7; the tuner chooses per class. Optional in JSON (1 where
   /// absent).
   int value_rounds = 1;
+  /// rank_sort only (0 elsewhere): 0 compares each key with every key; 1-8 first bucket all keys
+  /// by the top bucket_bits of the bits in which they differ, in local memory, and compare each
+  /// key only with its bucket's (keys all equal skip the comparing). Holds at most 65,536 keys,
+  /// and needs 2 bytes of local memory a key more. Keys crowded into few buckets (few distinct
+  /// values far apart) compare about as many as with 0. Optional in JSON (0 where absent).
+  int bucket_bits = 0;
 
   bool operator==(const Params& other) const;
   bool operator!=(const Params& other) const { return !(*this == other); }
@@ -177,7 +183,7 @@ struct Params {
   auto fields() const {
     return std::tie(radix_bits, work_group_size, elements_per_thread, ranking, algorithm,
                     scan_work_group_size, scan_elements_per_thread, prefetch_ahead, prefetch_values,
-                    resident_groups, occupancy_groups, value_rounds);
+                    resident_groups, occupancy_groups, value_rounds, bucket_bits);
   }
 };
 
