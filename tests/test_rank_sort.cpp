@@ -136,6 +136,8 @@ BOOST_AUTO_TEST_CASE(every_shape_sorts_keys_and_pairs_stably) {
   }
 }
 
+// Values only ride along with their keys, which the buckets do not change: the bucketed
+// kernels take one value width, which keeps PoCL's cold builds of the suite within minutes.
 BOOST_DATA_TEST_CASE(every_type_and_distribution, bucket_choices, bucket_bits) {
   Sorter sorter(test_queue(), rank_sort_params(64, 32, bucket_bits));
   std::uint64_t seed = 70;
@@ -147,7 +149,8 @@ BOOST_DATA_TEST_CASE(every_type_and_distribution, bucket_choices, bucket_bits) {
         for (bool descending : {false, true}) {
           const SortOptions o{descending};
           expect_sorted_keys(sorter, make_keys<K>(d, n, seed++), o, to_string(d));
-          const std::size_t width = std::size_t{1} << (value_width_index++ % 5);
+          const std::size_t width =
+              bucket_bits == 0 ? std::size_t{1} << (value_width_index++ % 5) : 4;
           expect_sorted_pairs_of_width(sorter, make_keys<K>(d, n, seed++), o, to_string(d), width);
         }
   });

@@ -190,7 +190,7 @@ std::size_t rank_sort_local_bytes(const Params& p, std::size_t key_bytes) {
   const std::size_t keys = single_group_capacity(p) * (key_bytes + 4) + kernel_slack;
   if (p.bucket_bits == 0) return keys;
   const std::size_t buckets = std::size_t{1} << p.bucket_bits;
-  return keys + single_group_capacity(p) * 2 + (buckets + 1) * 4 + 8 +
+  return keys + single_group_capacity(p) * 2 + buckets * 4 + 8 +
          static_cast<std::size_t>(p.work_group_size) * 4;
 }
 
