@@ -239,6 +239,8 @@ Profile merged_profile(Profile existing, const Profile& run, KeyRange range,
 }
 
 int run(const Options& o) {
+  // Every setting is checked before the device work starts, so a typo costs no tuning time.
+  const auto budget = parse_duration(o.budget);
   const DeviceEntry device = find_device(o.device);
   const DeviceIdentity identity = identify(device.device);
   const KeyRange range = parse_key_range(o.range, "--range");
@@ -278,7 +280,6 @@ int run(const Options& o) {
             << "\n";
 
   const auto start = Clock::now();
-  const auto budget = parse_duration(o.budget);
   std::vector<TunedClass> tuned;
   std::size_t measured = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
