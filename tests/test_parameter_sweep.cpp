@@ -29,6 +29,26 @@ std::vector<Params> runnable(const std::vector<Params>& sets) {
   return fitting;
 }
 
+// One set of a sweep: its radix width, and its work-group size and keys per work-item where
+// they differ from the algorithm's base shape (0: the base's).
+struct Shape {
+  int radix_bits, work_group_size, elements_per_thread;
+};
+
+// Eight sets that between them take every radix width (1-8 bits), every work-group size (1, 13,
+// 32, 100, 256 and the base's) and every count of keys per work-item (1, 3, 31, a large one and
+// the base's), each value beside other values of the other fields: half the build time of
+// varying one field at a time (on PoCL the builds are most of the suite's time, and unrolling
+// many keys a work-item over several work-items most of a build's: 31 keys in 64 items take 5-8
+// times as long as 4, 24 keys in 1 item no longer). `large` is 24 keys, or 1,000 in
+// reduce-then-scan's serial blocks. The extremes (1-bit digits, 13 and 256 items, 1 and 31 keys)
+// lie in four sets, which hybrid and fused_onesweep run (extremes()); 31 keys go with 8-bit
+// digits, whose passes hybrid runs for keys that do not bucket, so that it builds no other
+// 31-key passes than onesweep's.
+constexpr int large = -1;
+constexpr Shape shapes[] = {{1, 0, 1},   {2, 13, 3}, {3, 256, 3}, {4, 1, large},
+                            {5, 100, 0}, {6, 32, 1}, {7, 0, 0},   {8, 0, 31}};
+
 std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
   const std::size_t max_wg = test_device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   std::vector<Params> sets;
@@ -40,23 +60,23 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
   base.elements_per_thread = serial_blocks ? 100 : 4;
   base.scan_work_group_size = 32;
   base.scan_elements_per_thread = 2;
-  for (int bits = 1; bits <= 8; ++bits) {
+  for (const Shape& shape : shapes) {
     Params p = base;
-    p.radix_bits = bits;
-    sets.push_back(p);
-  }
-  for (int wg : {1, 13, 32, 100, 256}) {
-    Params p = base;
-    p.work_group_size = wg;
-    p.scan_work_group_size = wg;
-    const bool fits_warps = ranking != Ranking::warp_match || wg % 32 == 0;
-    if (static_cast<std::size_t>(wg) <= max_wg && fits_warps) sets.push_back(p);
-  }
-  for (int ept : {1, 3, 31, algorithm == Algorithm::reduce_then_scan ? 1000 : 24}) {
-    Params p = base;
-    p.elements_per_thread = ept;
-    p.scan_elements_per_thread = ept % 64;
-    p.scan_elements_per_thread += p.scan_elements_per_thread == 0;
+    p.radix_bits = shape.radix_bits;
+    // warp_match ranks whole warps: sizes that are not a multiple of 32 keep the base's.
+    const bool fits_warps = ranking != Ranking::warp_match || shape.work_group_size % 32 == 0;
+    if (shape.work_group_size != 0 && fits_warps &&
+        static_cast<std::size_t>(shape.work_group_size) <= max_wg) {
+      p.work_group_size = shape.work_group_size;
+      p.scan_work_group_size = shape.work_group_size;
+    }
+    if (shape.elements_per_thread != 0) {
+      p.elements_per_thread = shape.elements_per_thread != large ? shape.elements_per_thread
+                              : serial_blocks                    ? 1000
+                                                                 : 24;
+      p.scan_elements_per_thread = p.elements_per_thread % 64;
+      p.scan_elements_per_thread += p.scan_elements_per_thread == 0;
+    }
     sets.push_back(p);
   }
   if (ranking == Ranking::warp_match && sorts_in_one_group(algorithm)) {
@@ -81,10 +101,11 @@ std::vector<Params> sweep(Algorithm algorithm, Ranking ranking) {
     }
   }
   if (algorithm == Algorithm::onesweep) {
-    // At most 1, 2 or 8 work-groups a compute unit, each taking tiles until none is left: tiles
-    // of 64 keys make 782 at 50,021 keys, more than the work-groups on a GPU of up to 97
-    // compute units at 8 (up to 782 at 1), so they take several tiles each.
-    for (int resident : {1, 2, 8}) {
+    // At most 1 or 8 work-groups a compute unit (2: the second occupancy set below), each taking
+    // tiles until none is left: tiles of 64 keys make 782 at 50,021 keys, more than the
+    // work-groups on a GPU of up to 97 compute units at 8 (up to 782 at 1), so they take several
+    // tiles each.
+    for (int resident : {1, 8}) {
       Params p = base;
       p.resident_groups = resident;
       p.elements_per_thread = 1;
@@ -162,14 +183,13 @@ BOOST_AUTO_TEST_CASE(single_group_bitmask_ranking) {
   sort_single_group_sets(sweep(Algorithm::single_group, Ranking::bitmask));
 }
 
-// The sets of a sweep at an extreme of some field, which stand for the rest where the passes are
-// swept already under another algorithm.
+// The sets of a sweep that hold its extremes (1-bit digits, 13 and 256 items, 1 and 31 keys a
+// work-item), which stand for the rest where the passes are swept already under another
+// algorithm.
 std::vector<Params> extremes(const std::vector<Params>& sets) {
   std::vector<Params> chosen;
   for (const Params& p : sets)
-    if (p.radix_bits == 1 || p.work_group_size == 13 || p.work_group_size == 256 ||
-        p.elements_per_thread == 1 || p.elements_per_thread == 31)
-      chosen.push_back(p);
+    if (p.radix_bits <= 3 || p.elements_per_thread == 31) chosen.push_back(p);
   return chosen;
 }
 
@@ -180,8 +200,15 @@ std::vector<Params> extremes(const std::vector<Params>& sets) {
 // distinct ones its fallback.
 BOOST_AUTO_TEST_CASE(single_group_hybrid_serial_and_bitmask_ranking) {
   for (Ranking ranking : {Ranking::serial, Ranking::bitmask})
-    for (const Params& p : sweep(Algorithm::single_group_hybrid, ranking))
-      if (p.work_group_size == 13 || p.radix_bits == 3) sort_single_group_sets({p});
+    for (auto [work_group_size, radix_bits] : {std::pair{13, 8}, {64, 3}}) {
+      Params p;
+      p.algorithm = Algorithm::single_group_hybrid;
+      p.ranking = ranking;
+      p.radix_bits = radix_bits;
+      p.work_group_size = work_group_size;
+      p.elements_per_thread = 4;
+      sort_single_group_sets({p});
+    }
 }
 
 // Hybrid's passes are onesweep's (swept above); its segment kernel takes PoCL seconds to build
@@ -191,8 +218,8 @@ BOOST_AUTO_TEST_CASE(hybrid_bitmask_ranking) {
 }
 
 // fused_onesweep's tile passes are onesweep's (swept above); its own part is running every pass
-// in one launch: 1-bit digits make 32 of them (50,021 keys in 782 tiles of 64 keys), a
-// work-group of 13 items and 31 keys an item odd tiles, one key an item the most tiles a pass.
+// in one launch: 1-bit digits make 32 of them (50,021 keys in 782 tiles of 64 keys), 13 items
+// of 3 keys and 64 of 31 tiles off the powers of two, one key an item the most tiles a pass.
 BOOST_AUTO_TEST_CASE(fused_onesweep_bitmask_ranking) {
   for (const Params& p : extremes(sweep(Algorithm::fused_onesweep, Ranking::bitmask))) sort_with(p);
 }
