@@ -96,4 +96,36 @@ void expect_sorted_pairs_of_width(Sorter& sorter, std::vector<K> keys, const Sor
   }
 }
 
+// The checks of every key type with every value width are compiled once, in sort_checks.cpp,
+// rather than in each suite that uses them (the suites' builds took a third of the time).
+#define CLSORT_SORT_CHECKS_OF_PAIRS(PREFIX, K, V)                                             \
+  PREFIX template void expect_sorted_pairs<K, V>(Sorter&, std::vector<K>, const SortOptions&, \
+                                                 const std::string&);
+#define CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, K)                                              \
+  PREFIX template std::vector<K> make_keys<K>(Distribution, std::size_t, std::uint64_t);   \
+  PREFIX template std::vector<std::size_t> reference_permutation<K>(const std::vector<K>&, \
+                                                                    const SortOptions&);   \
+  PREFIX template void expect_sorted_keys<K>(Sorter&, std::vector<K>, const SortOptions&,  \
+                                             const std::string&);                          \
+  PREFIX template void expect_sorted_pairs_of_width<K>(                                    \
+      Sorter&, std::vector<K>, const SortOptions&, const std::string&, std::size_t);       \
+  CLSORT_SORT_CHECKS_OF_PAIRS(PREFIX, K, std::uint8_t)                                     \
+  CLSORT_SORT_CHECKS_OF_PAIRS(PREFIX, K, std::uint16_t)                                    \
+  CLSORT_SORT_CHECKS_OF_PAIRS(PREFIX, K, std::uint32_t)                                    \
+  CLSORT_SORT_CHECKS_OF_PAIRS(PREFIX, K, std::uint64_t)                                    \
+  CLSORT_SORT_CHECKS_OF_PAIRS(PREFIX, K, Value16)
+/// PREFIX `extern`: declares the checks compiled in sort_checks.cpp; empty: compiles them.
+#define CLSORT_SORT_CHECKS(PREFIX)                  \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::uint8_t)  \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::uint16_t) \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::uint32_t) \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::uint64_t) \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::int8_t)   \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::int16_t)  \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::int32_t)  \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, std::int64_t)  \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, float)         \
+  CLSORT_SORT_CHECKS_OF_KEYS(PREFIX, double)
+CLSORT_SORT_CHECKS(extern)
+
 }  // namespace clsort::test
