@@ -4,14 +4,39 @@
    bucket_bits > 0 each work-group first buckets all keys by the top bucket_bits of the bits that
    vary, so that a key is compared only with the keys of its bucket. On devices where the
    launch's work-groups all run at once (the plan decides) several work-groups share the
-   counting; since the sort is in place, each waits until every work-group has read its keys
-   before it writes. #}
+   counting of a sort in place, each waiting until every work-group has read its keys before it
+   writes; sorts into other buffers spread over the compute units of any device, none waiting. #}
 {% include "common.cl" %}
 {% include "device_sync.cl" %}
 #define TILE (WG * EPT)
 {% include "held_keys.cl" %}
 
 {% if bucket_bits == 0 %}
+typedef {{ key_storage }}4 key4_t;
+
+/* Defines name(bits, from, to, mine): of bits[from, to), the keys k for which `k OP mine`. The
+   aligned middle is read four keys a load: the loop's overhead and its local loads, not the
+   comparisons, set the counting's time. */
+#define DEFINE_KEY_COUNT(name, OP)                                                  \
+  inline uint name(__local const key_t* bits, uint from, uint to, key_t mine) {     \
+    uint count = 0, j = from;                                                       \
+    for (; j < to && j % 4 != 0; ++j) count += bits[j] OP mine;                     \
+    for (; j + 4 <= to; j += 4) {                                                   \
+      const key4_t q = *(__local const key4_t*)(bits + j);                          \
+      count += (q.s0 OP mine) + (q.s1 OP mine) + (q.s2 OP mine) + (q.s3 OP mine);   \
+    }                                                                               \
+    for (; j < to; ++j) count += bits[j] OP mine;                                   \
+    return count;                                                                   \
+  }
+DEFINE_KEY_COUNT(keys_not_above, <=)
+DEFINE_KEY_COUNT(keys_below, <)
+
+/* Where slice s of the counting starts: the slices split [0, n) at multiples of four keys, so
+   that keys_before reads whole aligned fours. */
+inline uint slice_start(uint s, uint slices, uint n) {
+  return s == slices ? n : (s * n / slices) & ~3u;
+}
+
 /* Of bits[from, to), the keys that sort before `mine`, the key at position i: smaller keys, and
    equal keys at smaller positions (the sort is stable). Positions below block_begin are all
    smaller than i and those from block_end all larger, so only the block between needs the
@@ -19,10 +44,8 @@
 inline uint keys_before(__local const key_t* bits, uint from, uint to, key_t mine, uint i,
                         uint block_begin, uint block_end) {
   const uint below = clamp(block_begin, from, to), above = clamp(block_end, from, to);
-  uint before = 0;
-  for (uint j = from; j < below; ++j) before += bits[j] <= mine;
+  uint before = keys_not_above(bits, from, below, mine) + keys_below(bits, above, to, mine);
   for (uint j = below; j < above; ++j) before += bits[j] < mine || (bits[j] == mine && j < i);
-  for (uint j = above; j < to; ++j) before += bits[j] < mine;
   return before;
 }
 {% else %}
@@ -84,15 +107,15 @@ inline uint bucket_keys_before(__local const key_t* bucketed, __local const usho
    Work-group g owns positions [g, g + 1) * block_keys. Its work-items form WG / lanes slices of
    `lanes` items; slice s counts, for each owned key, the keys of the s-th part of the array
    (with buckets: of the key's bucket) before it, and the slices' counts add up in ranks.
-   sync[0] counts the work-groups that have read their keys, sync[1] those that have passed the
-   wait; the last to pass sets both back to zero for the next sort. Every barrier is outside
-   branches (PoCL). */
+   In place (`in_place` not 0), sync[0] counts the work-groups that have read their keys, sync[1]
+   those that have passed the wait; the last to pass sets both back to zero for the next sort.
+   Every barrier is outside branches (PoCL). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
                VALUES_ARG(__global const value_t* values_in)
                VALUES_ARG(__global value_t* values_out), uint n,
                uint begin_bit, uint end_bit, uint descending, uint block_keys, uint lanes,
-               volatile __global uint* sync) {
+               uint in_place, volatile __global uint* sync) {
   __local uint ranks[TILE];
   const uint lid = get_local_id(0), groups = get_num_groups(0);
   const uint block_begin = get_group_id(0) * block_keys;
@@ -104,7 +127,8 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
   value_t own_values[EPT];
 {% endif %}
 {% if bucket_bits == 0 %}
-  __local key_t bits[TILE];
+  /* Aligned for keys_before's loads of four keys. */
+  __local key_t bits[TILE] __attribute__((aligned(4 * sizeof(key_t))));
   UNROLL
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid, owned = block_begin + i;
@@ -148,12 +172,12 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
   /* The owned reads are done before any work-group may write over them (in place). */
   device_fence();
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) atomic_inc(&sync[0]);
+  if (lid == 0 && in_place) atomic_inc(&sync[0]);
 
 {% if bucket_bits == 0 %}
   /* 32-bit products, so that no 64-bit integers are needed: validation keeps WG * TILE below
      2^32. */
-  const uint from = slice * n / slices, to = (slice + 1) * n / slices;
+  const uint from = slice_start(slice, slices, n), to = slice_start(slice + 1, slices, n);
   for (uint i = block_begin + lid % lanes; i < block_end; i += lanes) {
     const uint before = keys_before(bits, from, to, bits[i], i, block_begin, block_end);
     atomic_add(&ranks[i - block_begin], before);
@@ -193,7 +217,7 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
     atomic_add(&ranks[i - block_begin], before << 16);
   }
 {% endif %}
-  if (lid == 0) {
+  if (lid == 0 && in_place) {
     wait_for_count(&sync[0], groups);
     if (atomic_inc(&sync[1]) == groups - 1) {
       sync[0] = 0;

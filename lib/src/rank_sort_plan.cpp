@@ -39,8 +39,9 @@ RankSortPlan::RankSortPlan(const cl::Context& context, const cl::Device& device,
     : WholeArrayPlan(config) {
   validate_for_device(config.params, device, key_size(config.key_type), config.value_bytes);
   const DeviceLimits limits = query_limits(device);
+  compute_units_ = limits.compute_units;
   if (limits.has_warp_match) {
-    max_groups_ = limits.compute_units;
+    max_waiting_groups_ = limits.compute_units;
     min_lanes_ = 32;
   }
   TemplateContext variables = kernel_template_variables(config);
@@ -57,10 +58,14 @@ RankSortPlan::RankSortPlan(const cl::Context& context, const cl::Device& device,
 
 void RankSortPlan::run(CommandChain& chain, const PassData& input, const PassData& output,
                        std::uint64_t n, const SortSpec& spec) {
-  const RankSortShape shape = rank_sort_shape(config_.params, n, max_groups_, min_lanes_);
+  const bool in_place = input.keys() == output.keys() ||
+                        (config_.value_bytes > 0 && input.values() == output.values());
+  const RankSortShape shape = rank_sort_shape(
+      config_.params, n, in_place ? max_waiting_groups_ : compute_units_, min_lanes_);
   leading_args(input, output, n, spec)
       .u32(static_cast<std::uint32_t>(shape.block_keys))
       .u32(static_cast<std::uint32_t>(shape.lanes))
+      .u32(in_place ? 1 : 0)
       .buffer(sync_);
   const auto wg = static_cast<std::uint64_t>(config_.params.work_group_size);
   chain.launch(kernel_, shape.groups * wg, wg);

@@ -32,10 +32,13 @@ class RankSortPlan : public WholeArrayPlan {
   std::vector<cl::Buffer> reserve(std::uint64_t) override { return {sync_}; }
 
  private:
-  /// Work-groups one launch may spread over: one per compute unit on NVIDIA GPUs, where each
-  /// holds one at once; one elsewhere, where nothing promises that work-groups which wait
-  /// for each other run at the same time (PoCL runs some one after another on a thread).
-  std::uint64_t max_groups_ = 1;
+  /// Work-groups a sort in place may spread over, which wait for each other's reads: one per
+  /// compute unit on NVIDIA GPUs, where each holds one at once; one elsewhere, where nothing
+  /// promises that they run at the same time (PoCL runs some one after another on a thread).
+  std::uint64_t max_waiting_groups_ = 1;
+  /// Work-groups a sort into other buffers spreads over: none waits, so any device's compute
+  /// units may share it.
+  std::uint64_t compute_units_ = 1;
   /// The fewest work-items of a slice: on NVIDIA GPUs a warp (32 wide wherever warp_match is
   /// available), so that all of a warp's items read the same key at once.
   std::uint64_t min_lanes_ = 1;
