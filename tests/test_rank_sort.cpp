@@ -178,24 +178,26 @@ BOOST_DATA_TEST_CASE(bit_ranges, bucket_choices, bucket_bits) {
 
 // Into other buffers no work-group waits for another, so the sort spreads over the compute
 // units of any device (PoCL's included): later blocks count the keys before them and after them
-// four at a time, keys of every storage width (u8 to f64), the same plan sorting in place between
-// (its counters stay balanced).
+// four at a time, keys of every storage width (u8 to f64), every distribution, the same plan
+// sorting in place between (its counters stay balanced).
 template <class K, class V>
-void expect_spread_sorts(Distribution d, std::uint64_t& seed) {
+void expect_spread_sorts(std::uint64_t& seed) {
   const std::size_t value_bytes = std::is_same_v<V, KeysOnly> ? 0 : sizeof(V);
   detail::RankSortPlan plan(
       test_context(), test_device(),
       detail::KernelConfig{key_type_of<K>(), value_bytes, false, rank_sort_params(64, 32)});
-  for (std::size_t n : {1, 5, 35, 1000, 2039, 2048})
-    for (bool descending : {false, true}) {
-      const SortOptions o{descending};
-      expect_plan_sorts<K, V>(plan, make_keys<K>(d, n, seed++), o, to_string(d),
-                              Placement::into_others);
-      expect_plan_sorts<K, V>(plan, make_keys<K>(d, n, seed++), o, to_string(d));
-    }
-  const SortOptions bits{false, 3, sizeof(K) * 6};
-  expect_plan_sorts<K, V>(plan, make_keys<K>(d, 2039, seed++), bits, to_string(d),
-                          Placement::into_others);
+  for (Distribution d : all_distributions()) {
+    for (std::size_t n : {1, 5, 35, 1000, 2039, 2048})
+      for (bool descending : {false, true}) {
+        const SortOptions o{descending};
+        expect_plan_sorts<K, V>(plan, make_keys<K>(d, n, seed++), o, to_string(d),
+                                Placement::into_others);
+        expect_plan_sorts<K, V>(plan, make_keys<K>(d, n, seed++), o, to_string(d));
+      }
+    const SortOptions bits{false, 3, sizeof(K) * 6};
+    expect_plan_sorts<K, V>(plan, make_keys<K>(d, 2039, seed++), bits, to_string(d),
+                            Placement::into_others);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(sorts_into_other_buffers_spread_over_the_compute_units) {
@@ -203,12 +205,10 @@ BOOST_AUTO_TEST_CASE(sorts_into_other_buffers_spread_over_the_compute_units) {
   BOOST_TEST_REQUIRE(compute_units >= 2u, "spreading a sort needs 2 or more compute units");
   BOOST_TEST(rank_sort_shape(rank_sort_params(64, 32), 1000, compute_units, 1).groups >= 2u);
   std::uint64_t seed = 130;
-  for (Distribution d : all_distributions()) {
-    expect_spread_sorts<std::uint8_t, KeysOnly>(d, seed);
-    expect_spread_sorts<std::int16_t, std::uint32_t>(d, seed);
-    expect_spread_sorts<float, std::uint32_t>(d, seed);
-    expect_spread_sorts<double, KeysOnly>(d, seed);
-  }
+  expect_spread_sorts<std::uint8_t, KeysOnly>(seed);
+  expect_spread_sorts<std::int16_t, std::uint32_t>(seed);
+  expect_spread_sorts<float, std::uint32_t>(seed);
+  expect_spread_sorts<double, KeysOnly>(seed);
 }
 
 // The work-groups' counters return to zero after every sort: sorts of changing sizes one after
