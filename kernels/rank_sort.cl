@@ -31,6 +31,20 @@ typedef {{ key_storage }}4 key4_t;
 DEFINE_KEY_COUNT(keys_not_above, <=)
 DEFINE_KEY_COUNT(keys_below, <)
 
+/* Each owned key's count takes 16 bits (validation keeps n at most 65,536), two to a word, so that
+   a set holds more keys: block key k in the low half of word k and block key k + RANK_WORDS in the
+   high half of word k, so that neighbouring work-items add to different words. */
+#define RANK_WORDS ((TILE + 1) / 2)
+
+inline void add_to_rank(__local uint* ranks, uint k, uint count) {
+  if (k < RANK_WORDS) atomic_add(&ranks[k], count);
+  else atomic_add(&ranks[k - RANK_WORDS], count << 16);
+}
+
+inline uint rank_of(__local const uint* ranks, uint k) {
+  return k < RANK_WORDS ? ranks[k] & 0xFFFF : ranks[k - RANK_WORDS] >> 16;
+}
+
 /* Where slice s of the counting starts: the slices split [0, n) at multiples of four keys, so
    that keys_before reads whole aligned fours. */
 inline uint slice_start(uint s, uint slices, uint n) {
@@ -116,7 +130,6 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
                VALUES_ARG(__global value_t* values_out), uint n,
                uint begin_bit, uint end_bit, uint descending, uint block_keys, uint lanes,
                uint in_place, volatile __global uint* sync) {
-  __local uint ranks[TILE];
   const uint lid = get_local_id(0), groups = get_num_groups(0);
   const uint block_begin = get_group_id(0) * block_keys;
   const uint block_end = min(block_begin + block_keys, n);
@@ -129,6 +142,8 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
 {% if bucket_bits == 0 %}
   /* Aligned for keys_before's loads of four keys. */
   __local key_t bits[TILE] __attribute__((aligned(4 * sizeof(key_t))));
+  __local uint ranks[RANK_WORDS];
+  for (uint w = lid; w < min(block_end - block_begin, (uint)RANK_WORDS); w += WG) ranks[w] = 0;
   UNROLL
   for (uint j = 0; j < EPT; ++j) {
     const uint i = j * WG + lid, owned = block_begin + i;
@@ -138,7 +153,6 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
 {% if value_bytes > 0 %}
       own_values[j] = values_in[owned];
 {% endif %}
-      ranks[i] = 0;
     }
   }
 {% else %}
@@ -146,6 +160,7 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
      position in the array: the comparison, not the slot order, keeps the sort stable. An owned
      key's rank word holds its slot in the low 16 bits, its rank (the count of keys before it)
      in the high 16. */
+  __local uint ranks[TILE];
   __local key_t bucketed[TILE];
   __local ushort origin[TILE];
   __local uint buckets[BUCKETS], varying[2], partial[WG];
@@ -180,7 +195,7 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
   const uint from = slice_start(slice, slices, n), to = slice_start(slice + 1, slices, n);
   for (uint i = block_begin + lid % lanes; i < block_end; i += lanes) {
     const uint before = keys_before(bits, from, to, bits[i], i, block_begin, block_end);
-    atomic_add(&ranks[i - block_begin], before);
+    add_to_rank(ranks, i - block_begin, before);
   }
 {% else %}
   note_varying_bits(varying, diff);
@@ -230,7 +245,7 @@ void rank_sort(__global const key_t* keys_in, __global key_t* keys_out
     const uint i = j * WG + lid;
     if (block_begin + i < block_end) {
 {% if bucket_bits == 0 %}
-      const uint rank = ranks[i];
+      const uint rank = rank_of(ranks, i);
 {% else %}
       const uint rank = ranks[i] >> 16;
 {% endif %}
