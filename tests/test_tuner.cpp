@@ -633,7 +633,7 @@ BOOST_AUTO_TEST_CASE(classes_stay_within_their_sets_capacity) {
 
 // rank_sort sets of 64 x 8 and 64 x 12 keys hold 512 and 768: a class of typical size 1,024
 // splits at 768 into a class of its own, timed there on every set that holds it; classes whose
-// typical size is more than twice 768, or whose least count is above it, stay whole.
+// least count is above 768, or less than a quarter below it, stay whole.
 BOOST_AUTO_TEST_CASE(a_class_splits_where_small_sort_sets_hold_part_of_it) {
   const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(R"({
     "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [8, 12],
@@ -672,6 +672,20 @@ BOOST_AUTO_TEST_CASE(a_class_splits_where_small_sort_sets_hold_part_of_it) {
                        rank_sort_items.insert(p.elements_per_thread);
                    });
   BOOST_TEST((rank_sort_items == std::set<int>{12}));  // 64 x 8 holds too few
+}
+
+// A class splits at each capacity that holds at least a quarter of its typical size and a quarter
+// more than the least count of the part it ends (so 4,097-32,767 32-bit keys timed at 16,384 split
+// at the 6,144 keys of a rank_sort set and the 8,192 of a single_group one), in ascending order.
+BOOST_AUTO_TEST_CASE(classes_split_at_each_capacity_that_holds_enough_of_them) {
+  using Points = std::vector<std::uint64_t>;
+  BOOST_TEST((tune::split_points(4097, 16384, {8192, 6144}) == Points{6144, 8192}));
+  BOOST_TEST((tune::split_points(4097, 16384, {6144, 7000}) == Points{6144}));  // 7,000: a sliver
+  BOOST_TEST((tune::split_points(4097, 16384, {4096, 5120}) == Points{}));  // at or near the least
+  BOOST_TEST((tune::split_points(4097, 16384, {5122}) == Points{5122}));
+  BOOST_TEST((tune::split_points(0, 16384, {4095, 4096}) == Points{4096}));  // a quarter at least
+  BOOST_TEST((tune::split_points(0, 16384, {16384, 20000}) == Points{}));    // the class fits them
+  BOOST_TEST((tune::split_points(0, 1024, {}) == Points{}));
 }
 
 // A run over one key type's classes (f32:0) replaces that type's classes in the range and keeps

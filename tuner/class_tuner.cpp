@@ -172,40 +172,47 @@ std::uint64_t screening_size(std::uint64_t confirm_n) {
 
 namespace {
 
-// The most keys that sets of an algorithm holding few keys hold at `task`'s key size, where that
-// is below its typical size, at least half of it and above its least; 0 where no such set is.
-std::uint64_t capacity_below(const ClassTask& task, const SearchSpace& space,
-                             const cl::Device& device) {
+// The most keys that the sets of each algorithm holding few keys hold at `task`'s key size.
+std::vector<std::uint64_t> small_sort_capacities(const ClassTask& task, const SearchSpace& space,
+                                                 const cl::Device& device) {
   std::map<Algorithm, std::uint64_t> most_by_algorithm;
   for (const Params& p :
        candidates(space, device, task.problem.key_bits / 8, task.problem.value_bytes))
     if (has_key_capacity(p.algorithm))
       most_by_algorithm[p.algorithm] = std::max(most_by_algorithm[p.algorithm], most_keys(p));
-  std::uint64_t split = 0;
-  for (const auto& [algorithm, most] : most_by_algorithm)
-    if (most < task.confirm_n && 2 * most >= task.confirm_n && most > task.problem.min_keys)
-      split = std::max(split, most);
-  return split;
+  std::vector<std::uint64_t> capacities;
+  for (const auto& [algorithm, most] : most_by_algorithm) capacities.push_back(most);
+  return capacities;
 }
 
 }  // namespace
+
+std::vector<std::uint64_t> split_points(std::uint64_t least, std::uint64_t typical,
+                                        std::vector<std::uint64_t> capacities) {
+  std::sort(capacities.begin(), capacities.end());
+  std::vector<std::uint64_t> points;
+  for (const std::uint64_t most : capacities) {
+    const std::uint64_t from = points.empty() ? least : points.back() + 1;
+    if (most < typical && 4 * most >= typical && 4 * most >= 5 * from) points.push_back(most);
+  }
+  return points;
+}
 
 std::vector<ClassTask> split_at_capacities(const std::vector<ClassTask>& tasks,
                                            const SearchSpace& space, const cl::Device& device) {
   std::vector<ClassTask> split;
   for (const ClassTask& task : tasks) {
-    const std::uint64_t most = capacity_below(task, space, device);
-    if (most == 0) {
-      split.push_back(task);
-      continue;
+    ClassTask rest = task;
+    for (const std::uint64_t most : split_points(task.problem.min_keys, task.confirm_n,
+                                                 small_sort_capacities(task, space, device))) {
+      ClassTask below = rest;
+      below.problem.max_keys = most;
+      below.confirm_n = most;
+      below.screen_n = screening_size(most);
+      split.push_back(below);
+      rest.problem.min_keys = most + 1;
     }
-    ClassTask below = task, above = task;
-    below.problem.max_keys = most;
-    below.confirm_n = most;
-    below.screen_n = screening_size(most);
-    above.problem.min_keys = most + 1;
-    split.push_back(below);
-    split.push_back(above);
+    split.push_back(rest);
   }
   return split;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <clsort/profile.hpp>
 
@@ -35,12 +36,20 @@ struct ClassTask {
 /// 1,024 and at most confirm_n.
 std::uint64_t screening_size(std::uint64_t confirm_n);
 
-/// `tasks` with a class split where the sets of one algorithm that holds few keys (single_group,
-/// single_group_hybrid, rank_sort) hold fewer keys than the class's typical size but at least half
-/// as many, and more than its least: timed at its typical size alone, the class would never try
-/// them on the key counts they hold. The counts up to the most they hold become a class of their
-/// own, timed at that count. (Timed at 4,096 keys, the H200's class of 2,048-4,096 64-bit keys
-/// had kept single_group at 33 us where rank_sort, which holds 3,840, sorts 2,048 in 18.)
+/// Where a class of `least` keys and up, timed at `typical` keys, splits, given the most keys
+/// that each algorithm holding few keys (single_group, single_group_hybrid, rank_sort) holds:
+/// at each such capacity below `typical` and at least a quarter of it that lies at least a
+/// quarter above the least count of the part it would end (smaller parts, or parts far below
+/// the typical size, would spend the budget on counts the class hardly stands for). Ascending.
+std::vector<std::uint64_t> split_points(std::uint64_t least, std::uint64_t typical,
+                                        std::vector<std::uint64_t> capacities);
+
+/// `tasks` with each class split at its split_points: timed at its typical size alone, a class
+/// would never try the small-sort sets on the key counts they hold. Each part up to a capacity
+/// becomes a class of its own, timed at that count. (Timed at 4,096 keys, the H200's class of
+/// 2,048-4,096 64-bit keys had kept single_group at 33 us where rank_sort, which holds 3,840,
+/// sorts 2,048 in 18; timed at 16,384, the H100's class of 4,097-32,767 32-bit keys never met the
+/// rank_sort sets of 6,144 keys that sort 4,097-6,144 in 18-23 us instead of 31-38.)
 std::vector<ClassTask> split_at_capacities(const std::vector<ClassTask>& tasks,
                                            const SearchSpace& space, const cl::Device& device);
 
