@@ -413,7 +413,7 @@ BOOST_AUTO_TEST_CASE(rank_default_is_rank_sort_where_warps_rank) {
       BOOST_TEST((rank->algorithm == Algorithm::rank_sort));
       BOOST_CHECK_NO_THROW(validate_for_device(*rank, device, key_bytes, value_bytes));
       const std::uint64_t capacity = single_group_capacity(*rank);
-      BOOST_TEST(capacity == (key_bytes == 4 ? 4096u : 2048u));
+      BOOST_TEST(capacity == (key_bytes == 4 ? 7680u : 4608u));
       BOOST_TEST((built_in_params(device, key_bytes, value_bytes, capacity) == *rank));
       BOOST_TEST((built_in_params(device, key_bytes, value_bytes, capacity + 1) != *rank));
     }

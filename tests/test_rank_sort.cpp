@@ -26,14 +26,15 @@ Params rank_sort_params(int work_group_size, int elements_per_thread, int bucket
 }
 
 // Work-group sizes from one item to the device's largest power of two up to 256, each with 1, 3
-// and 16 keys an item, comparing with every key; and bucketed, with more buckets than work-items
-// and fewer.
+// and 16 keys an item, comparing with every key, and 512 x 15 (the built-in default for 32-bit
+// keys where warps rank); and bucketed, with more buckets than work-items and fewer.
 std::vector<Params> shapes() {
   const std::size_t max_wg = test_device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   std::vector<Params> sets;
   for (int wg : {1, 2, 64, 256})
     for (int ept : {1, 3, 16})
       if (static_cast<std::size_t>(wg) <= max_wg) sets.push_back(rank_sort_params(wg, ept));
+  if (max_wg >= 512) sets.push_back(rank_sort_params(512, 15));
   for (int wg : {1, 64, 256})
     for (auto [ept, bucket_bits] : {std::pair{3, 8}, std::pair{16, 5}})
       if (static_cast<std::size_t>(wg) <= max_wg)

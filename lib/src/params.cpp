@@ -523,18 +523,21 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes,
 
 namespace {
 
-// A built-in tier of NVIDIA GPUs with warp_match that run 256-wide work-groups, for keys of at
-// least `min_key_bytes`: `algorithm` 256 x `elements_per_thread` where it fits local memory.
+// A built-in tier of NVIDIA GPUs with warp_match that run `work_group_size`-wide work-groups,
+// for keys of at least `min_key_bytes`: `algorithm` `work_group_size` x `elements_per_thread`
+// where it fits local memory.
 std::optional<Params> warp_tier(const cl::Device& device, std::size_t key_bytes,
                                 std::size_t value_bytes, std::size_t min_key_bytes,
-                                Algorithm algorithm, int elements_per_thread) {
+                                Algorithm algorithm, int work_group_size, int elements_per_thread) {
   const detail::DeviceLimits limits = detail::query_limits(device);
-  if (!limits.has_warp_match || limits.max_work_group_size < 256 || key_bytes < min_key_bytes)
+  if (!limits.has_warp_match ||
+      limits.max_work_group_size < static_cast<std::size_t>(work_group_size) ||
+      key_bytes < min_key_bytes)
     return std::nullopt;
   Params p;
   p.algorithm = algorithm;
   p.ranking = Ranking::warp_match;
-  p.work_group_size = 256;
+  p.work_group_size = work_group_size;
   p.elements_per_thread = elements_per_thread;
   p.prefetch_values = runs_onesweep_passes(algorithm) && value_bytes > 0 ? 1 : 0;
   if (local_memory_bytes(p, key_bytes, value_bytes) > limits.local_memory_bytes)
@@ -546,16 +549,23 @@ std::optional<Params> warp_tier(const cl::Device& device, std::size_t key_bytes,
 
 std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes,
                                           std::size_t value_bytes) {
-  // 4,096 32-bit keys or 2,048 64-bit ones (the shipped profiles hold more where they measured it).
-  return warp_tier(device, key_bytes, value_bytes, 4, Algorithm::rank_sort,
-                   key_bytes == 4 ? 16 : 8);
+  // 7,680 32-bit keys or 4,608 64-bit ones: as many as their 16-bit counts leave room for in
+  // 48 KiB. 512 wide where the device runs it: on an H100 u32 pairs of 6,144 keys took 27-28 us
+  // at 512 x 12 and 35-38 at 256 x 24 (a work-item moves half as many values).
+  const int keys = key_bytes == 4 ? 7680 : 4608;
+  for (const int work_group_size : {512, 256})
+    if (std::optional<Params> rank =
+            warp_tier(device, key_bytes, value_bytes, 4, Algorithm::rank_sort, work_group_size,
+                      keys / work_group_size))
+      return rank;
+  return std::nullopt;
 }
 
 std::optional<Params> default_mid_params(const cl::Device& device, std::size_t key_bytes,
                                          std::size_t value_bytes) {
   // H100, 2^13-2^15 keys: 4 keys a work-item ahead of 8 or 12 for most types (more tiles, each
   // pass spread over more compute units).
-  return warp_tier(device, key_bytes, value_bytes, 2, Algorithm::fused_onesweep, 4);
+  return warp_tier(device, key_bytes, value_bytes, 2, Algorithm::fused_onesweep, 256, 4);
 }
 
 Params built_in_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
