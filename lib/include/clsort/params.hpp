@@ -237,12 +237,13 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes = 4,
                             std::size_t value_bytes = 0);
 
 /// The built-in default for the smallest sorts, where the device has one: on NVIDIA GPUs with
-/// warp_match, rank_sort 256 wide for 4- and 8-byte keys, holding 4,096 32-bit keys or 2,048
-/// 64-bit ones (H100, host clock around sort and finish, two alternating rounds each: u32 keys at
-/// 1,024 0.0170-0.0180 ms against single_group's 0.0199-0.0205, u64 keys at 1,024 0.0169-0.0188
-/// (single_group: 0.0249-0.0259 in another call); at 4,096 u32 keys 0.0219-0.0224 against the tuned
-/// rank_sort 512 x 8's 0.0206-0.0220). std::nullopt elsewhere and for narrower keys, whose one or
-/// two passes single_group runs as fast: those sorts run default_small_params.
+/// warp_match, rank_sort for 4- and 8-byte keys, 512 x 15 holding 7,680 32-bit keys and 512 x 9
+/// holding 4,608 64-bit ones in 48 KiB (256 wide where the device runs no 512-wide work-groups).
+/// H100, host clock around sort and finish, three alternating rounds: 32-bit keys and pairs of
+/// 4,097-7,680 keys 21-32 us against fused_onesweep's 35-44, 64-bit of 2,049-4,608 20-30 against
+/// 36-69, and within -0.4 to +3.6 us of the 256-wide sets below 4,096 and 2,048 keys. std::nullopt
+/// elsewhere and for narrower keys, whose one or two passes single_group runs as fast: those sorts
+/// run default_small_params.
 std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes = 4,
                                           std::size_t value_bytes = 0);
 
