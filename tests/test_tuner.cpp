@@ -631,12 +631,13 @@ BOOST_AUTO_TEST_CASE(classes_stay_within_their_sets_capacity) {
   BOOST_TEST((spans(tune::within_capacity(into), 32) == Spans{{0, 4096, 8}, {16384, all, 2}}));
 }
 
-// rank_sort sets of 64 x 8 and 64 x 12 keys hold 512 and 768: a class of typical size 1,024
-// splits at 768 into a class of its own, timed there on every set that holds it; classes whose
-// least count is above 768, or less than a quarter below it, stay whole.
+// rank_sort sets of 64 x 6, 64 x 8 and 64 x 12 keys hold 384, 512 and 768: a class of typical
+// size 1,024 splits at 768 into a class of its own, timed there on every set that holds it, the
+// 768-key set before the reduce_then_scan ones; classes whose least count is above 768, or less
+// than a quarter below it, stay whole.
 BOOST_AUTO_TEST_CASE(a_class_splits_where_small_sort_sets_hold_part_of_it) {
   const tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(R"({
-    "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [8, 12],
+    "radix_bits": [8], "work_group_size": [64], "elements_per_thread": [6, 8, 12],
     "ranking": ["serial"], "algorithm": ["rank_sort", "reduce_then_scan"],
     "scan_work_group_size": [64], "scan_elements_per_thread": [4],
     "prefetch_ahead": [0], "prefetch_values": [0], "constraints": ["valid", "fits_device"]
@@ -661,17 +662,25 @@ BOOST_AUTO_TEST_CASE(a_class_splits_where_small_sort_sets_hold_part_of_it) {
                                {800, 1448, 1024, 1024}};
   BOOST_TEST((got == expected));
 
+  BOOST_TEST(split[0].ends_at_capacity);
+  BOOST_TEST(!split[1].ends_at_capacity);
+
   tune::Bench bench(test_device());
   tune::ResultsLog log(path("split.jsonl"), kernel_templates_hash());
   std::set<int> rank_sort_items;
+  std::vector<Params> order;
   tune::tune_class(bench, space, split[0], tune::TuningSettings{},
                    std::chrono::steady_clock::now() + std::chrono::minutes(5), log,
                    [&](const tune::ClassTask&, const Params& p, const tune::Problem& problem) {
                      BOOST_TEST(problem.n == 768u);
                      if (p.algorithm == Algorithm::rank_sort)
                        rank_sort_items.insert(p.elements_per_thread);
+                     if (order.empty() || !(order.back() == p)) order.push_back(p);
                    });
-  BOOST_TEST((rank_sort_items == std::set<int>{12}));  // 64 x 8 holds too few
+  BOOST_TEST((rank_sort_items == std::set<int>{12}));  // 64 x 6 and 64 x 8 hold too few
+  BOOST_REQUIRE(order.size() >= 2u);
+  BOOST_TEST((order[0] == built_in_params(test_device(), 4, 0, 768)));
+  BOOST_TEST((order[1].algorithm == Algorithm::rank_sort));
 }
 
 // A class splits at each capacity that holds at least a quarter of its typical size and a quarter

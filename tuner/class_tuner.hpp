@@ -24,6 +24,9 @@ struct ClassTask {
   /// The set to beat in place of the built-in default: for one key type's class merged into a
   /// profile, what that profile gives the type now (the class exists to do better than that).
   std::optional<Params> incumbent;
+  /// A part that split_at_capacities cut off at the most keys some small-sort sets hold: those
+  /// sets, the reason the part exists, are screened before any other.
+  bool ends_at_capacity = false;
   std::string id() const;  ///< "32:4:1048576" (key bits or type, value bytes, confirm size)
   /// The results file's class of a measurement on `distribution`: id() for uniform keys, else
   /// id() and the distribution ("64:4:67108864:sorted").
