@@ -399,21 +399,33 @@ BOOST_AUTO_TEST_CASE(mid_default_is_fused_onesweep_where_warps_rank) {
     }
 }
 
-// The smallest sorts rank keys by comparison where warps rank (NVIDIA), for 4- and 8-byte keys;
-// elsewhere, and for narrower keys, they run default_small_params.
+// The smallest sorts rank keys by comparison where warps rank (NVIDIA), for 4- and 8-byte keys:
+// up to 4,096 32-bit keys with a set of 8 keys a work-item, above with one that fills local
+// memory; elsewhere, and for narrower keys, they run default_small_params.
 BOOST_AUTO_TEST_CASE(rank_default_is_rank_sort_where_warps_rank) {
   const cl::Device device = test_device();
   for (std::size_t key_bytes : {1, 2, 4, 8})
     for (std::size_t value_bytes : {0, 1, 4, 8, 16}) {
       const std::optional<Params> rank = default_rank_params(device, key_bytes, value_bytes);
+      const std::optional<Params> compact = default_rank_params(device, key_bytes, value_bytes, 0);
       const bool warps =
           default_params(device, key_bytes, value_bytes).ranking == Ranking::warp_match;
       BOOST_TEST(rank.has_value() == (warps && key_bytes >= 4));
+      BOOST_TEST(compact.has_value() == rank.has_value());
       if (!rank) continue;
-      BOOST_TEST((rank->algorithm == Algorithm::rank_sort));
-      BOOST_CHECK_NO_THROW(validate_for_device(*rank, device, key_bytes, value_bytes));
+      for (const Params& p : {*compact, *rank}) {
+        BOOST_TEST((p.algorithm == Algorithm::rank_sort));
+        BOOST_CHECK_NO_THROW(validate_for_device(p, device, key_bytes, value_bytes));
+      }
       const std::uint64_t capacity = single_group_capacity(*rank);
+      const std::uint64_t compact_capacity = single_group_capacity(*compact);
       BOOST_TEST(capacity == (key_bytes == 4 ? 7680u : 4608u));
+      BOOST_TEST(compact_capacity == (key_bytes == 4 ? 4096u : 4608u));
+      BOOST_TEST(compact->elements_per_thread <= 9);
+      BOOST_TEST(
+          (default_rank_params(device, key_bytes, value_bytes, compact_capacity) == compact));
+      BOOST_TEST((built_in_params(device, key_bytes, value_bytes, 1) == *compact));
+      BOOST_TEST((built_in_params(device, key_bytes, value_bytes, compact_capacity) == *compact));
       BOOST_TEST((built_in_params(device, key_bytes, value_bytes, capacity) == *rank));
       BOOST_TEST((built_in_params(device, key_bytes, value_bytes, capacity + 1) != *rank));
     }
@@ -457,6 +469,13 @@ BOOST_AUTO_TEST_CASE(default_fits_the_device_and_is_reported) {
   const std::uint64_t rank_capacity = rank ? single_group_capacity(*rank) : 0;
   const std::uint64_t capacity = std::max(single_group_capacity(small), rank_capacity);
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, 1) == rank.value_or(small)));
+  // 32-bit keys take the compact rank set up to its capacity, the larger above.
+  if (const std::optional<Params> compact = default_rank_params(device, 4, 0, 0)) {
+    const std::uint64_t compact_capacity = single_group_capacity(*compact);
+    BOOST_TEST((sorter.params_for(KeyType::u32, 0, compact_capacity) == *compact));
+    BOOST_TEST((sorter.params_for(KeyType::u32, 0, compact_capacity + 1) ==
+                *default_rank_params(device, 4, 0)));
+  }
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity) ==
               (capacity == rank_capacity ? *rank : small)));
   BOOST_TEST((sorter.params_for(KeyType::f64, 16, capacity + 1) ==

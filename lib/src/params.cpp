@@ -548,11 +548,12 @@ std::optional<Params> warp_tier(const cl::Device& device, std::size_t key_bytes,
 }  // namespace
 
 std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes,
-                                          std::size_t value_bytes) {
-  // 7,680 32-bit keys or 4,608 64-bit ones: as many as their 16-bit counts leave room for in
-  // 48 KiB. 512 wide where the device runs it: on an H100 u32 pairs of 6,144 keys took 27-28 us
-  // at 512 x 12 and 35-38 at 256 x 24 (a work-item moves half as many values).
-  const int keys = key_bytes == 4 ? 7680 : 4608;
+                                          std::size_t value_bytes, std::uint64_t n) {
+  // The largest sets hold as many keys as their 16-bit counts leave room for in 48 KiB, 512 wide
+  // where the device runs it: on an H100 u32 pairs of 6,144 keys took 27-28 us at 512 x 12 and
+  // 35-38 at 256 x 24 (a work-item moves half as many values).
+  constexpr int compact_keys = 4096;
+  const int keys = key_bytes != 4 ? 4608 : n <= std::uint64_t{compact_keys} ? compact_keys : 7680;
   for (const int work_group_size : {512, 256})
     if (std::optional<Params> rank =
             warp_tier(device, key_bytes, value_bytes, 4, Algorithm::rank_sort, work_group_size,
@@ -570,7 +571,7 @@ std::optional<Params> default_mid_params(const cl::Device& device, std::size_t k
 
 Params built_in_params(const cl::Device& device, std::size_t key_bytes, std::size_t value_bytes,
                        std::uint64_t n) {
-  if (std::optional<Params> rank = default_rank_params(device, key_bytes, value_bytes))
+  if (std::optional<Params> rank = default_rank_params(device, key_bytes, value_bytes, n))
     if (n <= single_group_capacity(*rank)) return *rank;
   try {
     const Params small = default_small_params(device, key_bytes, value_bytes);

@@ -91,7 +91,7 @@ struct Sorter::Impl {
   // others.
   struct BuiltInDefaults {
     Params large;
-    std::optional<Params> rank, small, mid;
+    std::optional<Params> compact_rank, rank, small, mid;
   };
   std::map<std::pair<KeyType, std::size_t>, BuiltInDefaults> defaults_by_class;
   std::vector<PlanEntry> plans;
@@ -173,6 +173,7 @@ struct Sorter::Impl {
     auto [it, added] = defaults_by_class.try_emplace({type, value_bytes});
     if (added) {
       it->second.large = default_params(device, key_size(type), value_bytes);
+      it->second.compact_rank = default_rank_params(device, key_size(type), value_bytes, 0);
       it->second.rank = default_rank_params(device, key_size(type), value_bytes);
       it->second.mid = default_mid_params(device, key_size(type), value_bytes);
       try {
@@ -186,7 +187,8 @@ struct Sorter::Impl {
 
   Params& built_in_default(KeyType type, std::size_t value_bytes, std::uint64_t n) {
     BuiltInDefaults& defaults = built_in_defaults(type, value_bytes);
-    if (defaults.rank && n <= single_group_capacity(*defaults.rank)) return *defaults.rank;
+    for (std::optional<Params>* rank : {&defaults.compact_rank, &defaults.rank})
+      if (*rank && n <= single_group_capacity(**rank)) return **rank;
     if (defaults.small && n <= single_group_capacity(*defaults.small)) return *defaults.small;
     if (defaults.mid && n <= mid_default_max_keys) return *defaults.mid;
     return defaults.large;
