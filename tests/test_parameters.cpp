@@ -399,6 +399,28 @@ BOOST_AUTO_TEST_CASE(mid_default_is_fused_onesweep_where_warps_rank) {
     }
 }
 
+// The rank_sort default's shapes, on any device: 8 keys a work-item up to 4,096 32-bit keys, then
+// 512-wide sets that fill 48 KiB of local memory (their counts 16 bits a key), holding as many
+// keys 256 wide.
+BOOST_AUTO_TEST_CASE(rank_default_shapes_fill_48_kib) {
+  using detail::rank_default_elements_per_thread;
+  BOOST_TEST(rank_default_elements_per_thread(4, 1, 512) == 8);
+  BOOST_TEST(rank_default_elements_per_thread(4, 4096, 512) == 8);
+  BOOST_TEST(rank_default_elements_per_thread(4, 4097, 512) == 15);
+  BOOST_TEST(rank_default_elements_per_thread(4, 4097, 256) == 30);
+  BOOST_TEST(rank_default_elements_per_thread(8, 1, 512) == 9);
+  BOOST_TEST(rank_default_elements_per_thread(8, 99999, 256) == 18);
+  for (std::size_t key_bytes : {4, 8}) {
+    Params p;
+    p.algorithm = Algorithm::rank_sort;
+    p.work_group_size = 512;
+    p.elements_per_thread = rank_default_elements_per_thread(key_bytes, UINT64_MAX, 512);
+    BOOST_TEST(local_memory_bytes(p, key_bytes, 8) <= 48u * 1024);
+    ++p.elements_per_thread;
+    BOOST_TEST(local_memory_bytes(p, key_bytes, 8) > 48u * 1024);
+  }
+}
+
 // The smallest sorts rank keys by comparison where warps rank (NVIDIA), for 4- and 8-byte keys:
 // up to 4,096 32-bit keys with a set of 8 keys a work-item, above with one that fills local
 // memory; elsewhere, and for narrower keys, they run default_small_params.

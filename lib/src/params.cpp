@@ -222,6 +222,13 @@ std::uint64_t most_keys(const Params& params) {
 
 namespace detail {
 
+int rank_default_elements_per_thread(std::size_t key_bytes, std::uint64_t n, int work_group_size) {
+  // The largest sets hold as many keys as their 16-bit counts leave room for in 48 KiB.
+  constexpr int compact_keys = 4096;
+  const int keys = key_bytes != 4 ? 4608 : n <= std::uint64_t{compact_keys} ? compact_keys : 7680;
+  return keys / work_group_size;
+}
+
 bool fit_work_groups(Params& params, std::size_t limit) {
   const int cap = floor_power_of_two(limit);
   if (params.work_group_size <= cap && params.scan_work_group_size <= cap) return false;
@@ -549,15 +556,12 @@ std::optional<Params> warp_tier(const cl::Device& device, std::size_t key_bytes,
 
 std::optional<Params> default_rank_params(const cl::Device& device, std::size_t key_bytes,
                                           std::size_t value_bytes, std::uint64_t n) {
-  // The largest sets hold as many keys as their 16-bit counts leave room for in 48 KiB, 512 wide
-  // where the device runs it: on an H100 u32 pairs of 6,144 keys took 27-28 us at 512 x 12 and
-  // 35-38 at 256 x 24 (a work-item moves half as many values).
-  constexpr int compact_keys = 4096;
-  const int keys = key_bytes != 4 ? 4608 : n <= std::uint64_t{compact_keys} ? compact_keys : 7680;
+  // 512 wide where the device runs it: on an H100 u32 pairs of 6,144 keys took 27-28 us at 512 x
+  // 12 and 35-38 at 256 x 24 (a work-item moves half as many values).
   for (const int work_group_size : {512, 256})
     if (std::optional<Params> rank =
             warp_tier(device, key_bytes, value_bytes, 4, Algorithm::rank_sort, work_group_size,
-                      keys / work_group_size))
+                      detail::rank_default_elements_per_thread(key_bytes, n, work_group_size)))
       return rank;
   return std::nullopt;
 }

@@ -58,6 +58,11 @@ struct OnesweepLayout {
   std::size_t local_bytes = 0;
 };
 
+/// Keys a work-item of the built-in rank_sort default `work_group_size` wide (512 or 256) for n
+/// keys of `key_bytes`: 4,096 32-bit keys where n fits them (8 keys a work-item rank faster than
+/// 15), else as many as 48 KiB hold, 7,680 32-bit and 4,608 64-bit keys.
+int rank_default_elements_per_thread(std::size_t key_bytes, std::uint64_t n, int work_group_size);
+
 /// Lowers both work-group sizes to at most the largest power of two within `limit`; returns
 /// whether either changed.
 bool fit_work_groups(Params& params, std::size_t limit);
