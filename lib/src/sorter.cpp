@@ -173,6 +173,7 @@ struct Sorter::Impl {
     auto [it, added] = defaults_by_class.try_emplace({type, value_bytes});
     if (added) {
       it->second.large = default_params(device, key_size(type), value_bytes);
+      // The rank set for the fewest keys, then the largest (the same set for 64-bit keys).
       it->second.compact_rank = default_rank_params(device, key_size(type), value_bytes, 0);
       it->second.rank = default_rank_params(device, key_size(type), value_bytes);
       it->second.mid = default_mid_params(device, key_size(type), value_bytes);

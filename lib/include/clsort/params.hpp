@@ -240,13 +240,13 @@ Params default_small_params(const cl::Device& device, std::size_t key_bytes = 4,
 /// The built-in default for the smallest sorts of n keys, where the device has one: on NVIDIA
 /// GPUs with warp_match, rank_sort for 4- and 8-byte keys. The largest sets (n above 4,096 32-bit
 /// keys, or any n of 64-bit ones) fill 48 KiB: 512 x 15 holds 7,680 32-bit keys and 512 x 9 4,608
-/// 64-bit ones (256 wide where the device runs no 512-wide work-groups); up to 4,096 32-bit keys
-/// 512 x 8, whose 8 keys a work-item rank 1.0-1.4 us faster than 15 (H100, host clock around sort
-/// and finish, three alternating rounds: u32 keys at 1,024-4,096 15.3-17.6 us against 16.3-19.0;
-/// 32-bit keys and pairs of 4,097-7,680 keys 21-32 us against fused_onesweep's 35-44, 64-bit of
-/// 2,049-4,608 20-30 against 36-69). Above the largest capacity the caller takes another tier.
-/// std::nullopt elsewhere and for narrower keys, whose one or two passes single_group runs as
-/// fast: those sorts run default_small_params.
+/// 64-bit ones (as many 256 wide where the device runs no 512-wide work-groups); up to 4,096 32-bit
+/// keys 512 x 8, whose 8 keys a work-item rank 1.0-1.4 us faster than 15 (H100, host clock around
+/// sort and finish, three alternating rounds: u32 keys at 1,024-4,096 15.3-17.6 us
+/// against 16.3-19.0; 32-bit keys and pairs of 4,097-7,680 keys 21-32 us against fused_onesweep's
+/// 35-44, 64-bit of 2,049-4,608 20-30 against 36-69). Above the largest capacity the caller takes
+/// another tier. std::nullopt elsewhere and for narrower keys, whose one or two passes single_group
+/// runs as fast: those sorts run default_small_params.
 std::optional<Params> default_rank_params(
     const cl::Device& device, std::size_t key_bytes = 4, std::size_t value_bytes = 0,
     std::uint64_t n = std::numeric_limits<std::uint64_t>::max());
