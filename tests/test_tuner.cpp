@@ -850,6 +850,25 @@ BOOST_AUTO_TEST_CASE(every_shipped_space_parses_and_holds_valid_sets) {
   BOOST_TEST(spaces >= 2);
 }
 
+// The tuner splits a class at the capacities of the space's sets (split_at_capacities), so the
+// small-sorts space must hold rank_sort's largest sets of 48 KiB, those of the built-in default
+// and the shipped profiles: 512 x 15 (7,680 32-bit keys) and 512 x 9 (4,608 64-bit keys).
+BOOST_AUTO_TEST_CASE(the_small_sorts_space_reaches_rank_sorts_capacities_in_48_kib) {
+  tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(std::ifstream(
+      std::filesystem::path(CLSORT_SOURCE_DIR) / "tuner" / "spaces" / "small-sorts.json")));
+  std::vector<std::string>& constraints = space.constraints;
+  constraints.erase(std::remove(constraints.begin(), constraints.end(), "fits_device"),
+                    constraints.end());
+  for (const auto& [key_bytes, capacity] :
+       {std::pair<std::size_t, std::uint64_t>{4, 7680}, {8, 4608}}) {
+    std::uint64_t most = 0;
+    for (const Params& p : tune::candidates(space, test_device(), key_bytes, 0))
+      if (p.algorithm == Algorithm::rank_sort && local_memory_bytes(p, key_bytes, 0) <= 48 * 1024)
+        most = std::max(most, most_keys(p));
+    BOOST_TEST(most == capacity, key_bytes << "-byte keys: " << most << " keys at most");
+  }
+}
+
 // Heavy hitters: 3 keys in 8 share one of four values of their top bits (16 of 64- and 32-bit
 // keys, 8 of 16-bit, 4 of 8-bit), about equally; random keys land there too, by chance.
 BOOST_AUTO_TEST_CASE(heavy_keys_crowd_four_values_of_their_top_bits) {
