@@ -89,6 +89,16 @@ Params built_in_default_at(std::uint64_t n) {
   return built_in_params(test_device(), 4, 0, n);
 }
 
+// A shipped search space without its `fits_device` constraint, so that its sets do not depend on
+// the test device's limits.
+tune::SearchSpace space_for_any_device(const std::filesystem::path& file) {
+  tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(std::ifstream(file)));
+  std::vector<std::string>& constraints = space.constraints;
+  constraints.erase(std::remove(constraints.begin(), constraints.end(), "fits_device"),
+                    constraints.end());
+  return space;
+}
+
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(tuner, TunerFixture)
@@ -838,11 +848,7 @@ BOOST_AUTO_TEST_CASE(every_shipped_space_parses_and_holds_valid_sets) {
     if (entry.path().extension() != ".json") continue;
     BOOST_TEST_CONTEXT(entry.path().filename().string()) {
       tune::SearchSpace space;
-      BOOST_REQUIRE_NO_THROW(
-          space = tune::parse_search_space(nlohmann::json::parse(std::ifstream(entry.path()))));
-      std::vector<std::string>& constraints = space.constraints;
-      constraints.erase(std::remove(constraints.begin(), constraints.end(), "fits_device"),
-                        constraints.end());
+      BOOST_REQUIRE_NO_THROW(space = space_for_any_device(entry.path()));
       BOOST_TEST(!tune::candidates(space, test_device(), 4, 0).empty());
     }
     ++spaces;
@@ -854,11 +860,8 @@ BOOST_AUTO_TEST_CASE(every_shipped_space_parses_and_holds_valid_sets) {
 // small-sorts space must hold rank_sort's largest sets of 48 KiB, those of the built-in default
 // and the shipped profiles: 512 x 15 (7,680 32-bit keys) and 512 x 9 (4,608 64-bit keys).
 BOOST_AUTO_TEST_CASE(the_small_sorts_space_reaches_rank_sorts_capacities_in_48_kib) {
-  tune::SearchSpace space = tune::parse_search_space(nlohmann::json::parse(std::ifstream(
-      std::filesystem::path(CLSORT_SOURCE_DIR) / "tuner" / "spaces" / "small-sorts.json")));
-  std::vector<std::string>& constraints = space.constraints;
-  constraints.erase(std::remove(constraints.begin(), constraints.end(), "fits_device"),
-                    constraints.end());
+  const tune::SearchSpace space = space_for_any_device(std::filesystem::path(CLSORT_SOURCE_DIR) /
+                                                       "tuner" / "spaces" / "small-sorts.json");
   for (const auto& [key_bytes, capacity] :
        {std::pair<std::size_t, std::uint64_t>{4, 7680}, {8, 4608}}) {
     std::uint64_t most = 0;
