@@ -316,6 +316,32 @@ BOOST_AUTO_TEST_CASE(profiles_the_device_cannot_run_are_skipped) {
   BOOST_TEST(found.skipped[0].find("do not run on this device") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_profile_of_the_same_device_with_other_compute_units_is_not_exact) {
+  // A CPU profile sizes its blocks by the cores it was tuned on: a CPU with other cores passes it
+  // over and says why. A GPU takes it as one of its vendor and type.
+  Profile other_units = sample();
+  other_units.device.compute_units += 3;
+  environment.set("CLSORT_PROFILE_PATH", (folder / "a").string());
+  const std::string path = save("a/" + profile_file_name(other_units.device), other_units);
+  const ProfileSearch found = find_profile(test_device());
+  if (identify(test_device()).type == "CPU") {
+    BOOST_TEST(!found.profile);
+    BOOST_TEST(found.match == "none");
+    BOOST_REQUIRE(found.skipped.size() == 1u);
+    const std::string why =
+        path + ": tuned for " + std::to_string(other_units.device.compute_units) +
+        " compute units; this CPU has " + std::to_string(other_units.device.compute_units - 3);
+    BOOST_TEST(found.skipped[0] == why);
+  } else {
+    BOOST_TEST(found.match == "same vendor and device type");
+    BOOST_TEST(found.path == path);
+  }
+  // With the device's own compute units it is the exact device again.
+  const std::string exact = save("a/exact.json", sample());
+  BOOST_TEST(find_profile(test_device()).match == "exact device");
+  BOOST_TEST(find_profile(test_device()).path == exact);
+}
+
 BOOST_AUTO_TEST_CASE(sorter_uses_the_profile_and_overrides) {
   const Profile profile = sample();
   save("user/clsort/profiles/" + profile_file_name(profile.device), profile);

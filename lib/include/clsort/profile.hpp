@@ -125,9 +125,11 @@ struct ProfileSearch {
 
 /// Finds the profile for `device`: `explicit_path` if given, else $CLSORT_PROFILE if set (both
 /// must load and suit the device, else clsort::Error; "none" means no profile); else the first
-/// profile in profile_folders() for the exact device (platform, vendor and name), else the first
-/// for the same vendor and device type. Corrupt, stale, other-schema or unrunnable profiles found
-/// in the folders are skipped and listed in `skipped`, never used.
+/// profile in profile_folders() for the exact device (platform, vendor, name and compute units),
+/// else the first for the same vendor and device type, which for a CPU must have as many compute
+/// units (a CPU profile's sets are sized by its cores). Corrupt, stale, other-schema or
+/// unrunnable profiles found in the folders, and those of a CPU of the same vendor with other
+/// compute units, are skipped and listed in `skipped`, never used.
 ProfileSearch find_profile(const cl::Device& device,
                            const std::optional<std::string>& explicit_path = std::nullopt);
 
