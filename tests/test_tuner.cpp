@@ -803,6 +803,13 @@ BOOST_AUTO_TEST_CASE(a_run_merges_into_an_existing_profile) {
   r = tune("--classes 32:0 --sizes 12 --into " + path("other.json") + space);
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(has(r, "--into " + path("other.json") + " was tuned on Another Device"));
+  nlohmann::json other_units = nlohmann::json::parse(std::ifstream(profile_path));
+  const auto units = other_units["device"]["compute_units"].get<std::uint64_t>();
+  other_units["device"]["compute_units"] = units + 1;
+  std::ofstream(path("other-units.json")) << other_units.dump();
+  r = tune("--classes 32:0 --sizes 12 --into " + path("other-units.json") + space);
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(has(r, std::to_string(units + 1) + " compute units), not on"), r.output);
   r = tune("--range 0:100" + space);
   BOOST_TEST(r.exit_code == 2);
   BOOST_TEST(has(r, "--range requires --into"));

@@ -210,15 +210,21 @@ void print_summary(const std::vector<TunedClass>& classes, double seconds, std::
       << " s)\n";
 }
 
-// The profile --into names, checked to be this device's and current before any tuning.
+// A device as --into's mismatch names it: name, platform and compute units.
+std::string device_named(const DeviceIdentity& d) {
+  return d.name + " (" + d.platform + ", " + std::to_string(d.compute_units) + " compute units)";
+}
+
+// The profile --into names, checked to be this device's (as the library's exact match: a CPU's
+// sets are sized by its cores) and current before any tuning.
 std::optional<Profile> profile_to_merge_into(const Options& o, const DeviceIdentity& identity) {
   if (o.into.empty()) return std::nullopt;
   Profile existing = load_profile(o.into);
-  if (std::tie(existing.device.platform, existing.device.vendor, existing.device.name) !=
-      std::tie(identity.platform, identity.vendor, identity.name))
-    throw Error("tune", "--into " + o.into + " was tuned on " + existing.device.name + " (" +
-                            existing.device.platform + "), not on " + identity.name + " (" +
-                            identity.platform + ")");
+  const DeviceIdentity& tuned = existing.device;
+  if (std::tie(tuned.platform, tuned.vendor, tuned.name, tuned.compute_units) !=
+      std::tie(identity.platform, identity.vendor, identity.name, identity.compute_units))
+    throw Error("tune", "--into " + o.into + " was tuned on " + device_named(tuned) + ", not on " +
+                            device_named(identity));
   return existing;
 }
 
