@@ -215,16 +215,13 @@ std::string device_named(const DeviceIdentity& d) {
   return d.name + " (" + d.platform + ", " + std::to_string(d.compute_units) + " compute units)";
 }
 
-// The profile --into names, checked to be this device's (as the library's exact match: a CPU's
-// sets are sized by its cores) and current before any tuning.
+// The profile --into names, checked to be this device's and current before any tuning.
 std::optional<Profile> profile_to_merge_into(const Options& o, const DeviceIdentity& identity) {
   if (o.into.empty()) return std::nullopt;
   Profile existing = load_profile(o.into);
-  const DeviceIdentity& tuned = existing.device;
-  if (std::tie(tuned.platform, tuned.vendor, tuned.name, tuned.compute_units) !=
-      std::tie(identity.platform, identity.vendor, identity.name, identity.compute_units))
-    throw Error("tune", "--into " + o.into + " was tuned on " + device_named(tuned) + ", not on " +
-                            device_named(identity));
+  if (!same_device(existing.device, identity))
+    throw Error("tune", "--into " + o.into + " was tuned on " + device_named(existing.device) +
+                            ", not on " + device_named(identity));
   return existing;
 }
 

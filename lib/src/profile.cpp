@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 
 #include "clsort/error.hpp"
@@ -355,6 +356,11 @@ std::vector<std::string> profile_folders() {
   return folders;
 }
 
+bool same_device(const DeviceIdentity& tuned, const DeviceIdentity& device) {
+  return std::tie(tuned.platform, tuned.vendor, tuned.name, tuned.compute_units) ==
+         std::tie(device.platform, device.vendor, device.name, device.compute_units);
+}
+
 namespace {
 
 // How a profile tuned on `tuned` suits `device`.
@@ -374,9 +380,7 @@ ProfileFit fit_of(const DeviceIdentity& tuned, const DeviceIdentity& device) {
   const bool same_units = tuned.compute_units == device.compute_units;
   if (device.type == "CPU" && !same_units)
     return same_kind ? ProfileFit::other_cores : ProfileFit::none;
-  if (tuned.platform == device.platform && tuned.vendor == device.vendor &&
-      tuned.name == device.name && same_units)
-    return ProfileFit::exact;
+  if (same_device(tuned, device)) return ProfileFit::exact;
   return same_kind ? ProfileFit::similar : ProfileFit::none;
 }
 

@@ -48,6 +48,10 @@ inline bool DeviceIdentity::operator==(const DeviceIdentity& other) const {
 
 DeviceIdentity identify(const cl::Device& device);
 
+/// Whether a profile tuned on `tuned` was tuned on `device` itself: the same platform, vendor,
+/// name and compute units (find_profile's exact match, which `clsort-tune --into` requires too).
+bool same_device(const DeviceIdentity& tuned, const DeviceIdentity& device);
+
 /// Sorts of keys `key_bits` wide with values of `value_bytes` (0: none), of n keys with
 /// min_keys <= n <= max_keys; of one key type of that width where `key_type` is set (a float
 /// class where floats and integers of a width run fastest with different parameters), else of
