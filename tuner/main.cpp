@@ -17,7 +17,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-#include <tuple>
 
 #include <clsort/clsort.hpp>
 
